@@ -1,0 +1,1 @@
+"""The `redline` command line: one module per subcommand."""

@@ -1,0 +1,51 @@
+"""Parse the command line and dispatch to the subcommand's module."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from redline.cli import exitcodes
+
+# Each module defines `add_parser(subparsers)`; it is imported only when its
+# subcommand runs, so `redline check` starts without loading the rest.
+SUBCOMMANDS: dict[str, tuple[str, str]] = {
+    "check": ("redline.cli.check", "explain the verdict for a command or tool call"),
+    "log": ("redline.cli.log", "show, verify and export the approval log"),
+    "policy": ("redline.cli.policy", "lint a policy file or run its examples"),
+}
+
+
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="redline",
+        description="An approval gate for AI agents. Exit codes: 0 allow, 3 ask, 4 deny, "
+        "1 error, 2 usage.",
+    )
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name, (module_name, help_text) in SUBCOMMANDS.items():
+        if only is not None and name != only:
+            sub.add_parser(name, help=help_text)
+            continue
+        module = importlib.import_module(module_name)
+        module.add_parser(sub, name, help_text)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args_list = list(sys.argv[1:] if argv is None else argv)
+    wanted = args_list[0] if args_list and args_list[0] in SUBCOMMANDS else None
+    parser = build_parser(only=wanted)
+    args = parser.parse_args(args_list)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help()
+        return exitcodes.USAGE
+    code: int = handler(args)
+    return code
+
+
+if __name__ == "__main__":
+    sys.exit(main())
