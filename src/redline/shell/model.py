@@ -1,0 +1,97 @@
+"""What the shell analysis produces: words, redirects and simple commands.
+
+Offsets are into the text that was parsed; `Origin` maps them back to the
+command the user gave when the text came out of a carrier (`sh -c '...'`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from redline.decision import Span
+
+# Stands for text the shell computes at run time (`$VAR`, `$(cmd)`).
+DYNAMIC = "\x00"
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One shell word: its source text and its value after quote removal.
+
+    `value` has every part that cannot be known statically replaced by
+    `DYNAMIC`; `quoted` tells whether any quoting was used.
+    """
+
+    raw: str
+    span: Span
+    value: str
+    quoted: bool = False
+    # Unquoted glob characters make the value a pattern, not a name.
+    glob: bool = False
+
+    @property
+    def dynamic(self) -> bool:
+        return DYNAMIC in self.value
+
+
+@dataclass(frozen=True, slots=True)
+class Redirect:
+    """`op` is the operator as written (`>`, `>>`, `<<<`, `&>`...)."""
+
+    op: str
+    target: Word | None
+    span: Span
+    fd: int | None = None
+    # The text of a heredoc or here-string: what the command reads on stdin.
+    body: str | None = None
+    # A heredoc whose delimiter was quoted has no expansions in its body.
+    body_literal: bool = True
+
+    @property
+    def writes(self) -> bool:
+        if self.op in _WRITE_OPS:
+            return True
+        # `>&file` writes a file; `>&2` only duplicates a descriptor.
+        return self.op == ">&" and self.target is not None and not _is_fd(self.target.value)
+
+
+_WRITE_OPS = frozenset({">", ">>", ">|", "&>", "&>>", "<>"})
+
+
+def _is_fd(text: str) -> bool:
+    return text == "-" or text.rstrip("-").isdigit()
+
+
+@dataclass(frozen=True, slots=True)
+class SimpleCommand:
+    """A command as bash would run it: assignments, argv and redirects."""
+
+    words: tuple[Word, ...]
+    redirects: tuple[Redirect, ...]
+    span: Span
+    assignments: tuple[Word, ...] = ()
+    # Which pipeline this command sits in, and where; both index into the
+    # `Script.pipelines` of the same parse.
+    pipeline: int = -1
+    position: int = 0
+    # The command whose word holds this one inside `$( )` or backticks.
+    parent: int = -1
+
+
+@dataclass(frozen=True, slots=True)
+class FunctionDef:
+    name: str
+    span: Span
+    body: tuple[SimpleCommand, ...]
+    # True when the body runs something in the background or in a pipeline.
+    forks: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Script:
+    """Everything one parse found: every simple command, at any nesting."""
+
+    commands: tuple[SimpleCommand, ...]
+    pipelines: tuple[tuple[int, ...], ...]
+    functions: tuple[FunctionDef, ...] = ()
+    errors: tuple[str, ...] = ()

@@ -1,0 +1,632 @@
+"""A bash parser that finds every simple command bash would run (F-SHELL-1).
+
+It is tolerant: on malformed input it records an error and keeps going, so
+the commands it could see are still judged, and the error makes the call at
+least ASK. Nesting and input size are bounded (F-SHELL-7).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from redline.decision import Span
+from redline.shell import lexer
+from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCommand, Word
+from redline.shell.words import WordScanner
+
+
+@dataclass(slots=True)
+class _Cmd:
+    words: list[Word]
+    redirects: list[Redirect]
+    assignments: list[Word]
+    start: int
+    end: int = 0
+    parent: int = -1
+    pipeline: int = -1
+    position: int = 0
+
+
+@dataclass(slots=True)
+class _WordBuilder:
+    parts: list[str] = field(default_factory=list)
+    quoted: bool = False
+    glob: bool = False
+    braces: bool = False
+    # Value offsets where an unquoted `$IFS` splits the word in two.
+    splits: list[int] = field(default_factory=list)
+
+    def length(self) -> int:
+        return sum(len(p) for p in self.parts)
+
+
+class ParseAbort(Exception):
+    """Raised inside the parser when a bound is hit; the parse stops there."""
+
+
+class Parser(WordScanner):
+    def __init__(self, src: str, env: Mapping[str, str] | None = None) -> None:
+        self.src = src
+        self.n = len(src)
+        self.i = 0
+        self.cmds: list[_Cmd] = []
+        self.pipelines: list[tuple[int, ...]] = []
+        self.functions: list[FunctionDef] = []
+        self.errors: list[str] = []
+        self.depth = 0
+        self.blocks: list[str] = []
+        self.heredoc_resume: int | None = None
+        # Variables with values known at parse time; `$HOME` is spelled `~`.
+        self.vars: dict[str, str] = {"HOME": "~"}
+        if env:
+            self.vars.update(env)
+        self.current_cmd = -1
+
+    # -- entry -------------------------------------------------------------
+
+    def parse(self) -> Script:
+        if self.n > lexer.MAX_INPUT_CHARS:
+            self.errors.append(f"command is longer than {lexer.MAX_INPUT_CHARS} characters")
+            return self._script()
+        if "\x00" in self.src:
+            self.errors.append("command contains a NUL byte")
+        try:
+            self.parse_list(closer=None)
+        except ParseAbort:
+            pass
+        except RecursionError:
+            self.errors.append("command is nested too deeply to analyse")
+        if self.blocks:
+            self.errors.append(f"`{self.blocks[-1]}` is never closed")
+        return self._script()
+
+    def _script(self) -> Script:
+        commands = tuple(
+            SimpleCommand(
+                words=tuple(c.words),
+                redirects=tuple(c.redirects),
+                span=Span(c.start, max(c.end, c.start)),
+                assignments=tuple(c.assignments),
+                pipeline=c.pipeline,
+                position=c.position,
+                parent=c.parent,
+            )
+            for c in self.cmds
+        )
+        return Script(commands, tuple(self.pipelines), tuple(self.functions), tuple(self.errors))
+
+    # -- structure ---------------------------------------------------------
+
+    def _enter(self) -> None:
+        self.depth += 1
+        if self.depth > lexer.MAX_NESTING:
+            self.errors.append(f"command nests deeper than {lexer.MAX_NESTING} levels")
+            raise ParseAbort
+
+    def skip_blanks(self) -> None:
+        src, n = self.src, self.n
+        while self.i < n:
+            c = src[self.i]
+            if c == " " or c == "\t":
+                m = lexer.BLANKS.match(src, self.i)
+                self.i = m.end() if m else self.i + 1
+            elif c == "\\" and src.startswith("\\\n", self.i):
+                self.i += 2
+            elif c == "#":
+                nl = src.find("\n", self.i)
+                self.i = n if nl == -1 else nl
+            else:
+                return
+
+    def parse_list(self, closer: str | None) -> None:
+        """Parse commands until `closer` (`)`, `;;`, a block word) or the end."""
+        self._enter()
+        src = self.src
+        while True:
+            self.skip_blanks()
+            if self.i >= self.n:
+                break
+            c = src[self.i]
+            if c == "\n":
+                self._newline()
+                continue
+            if c == ")":
+                if closer == ")":
+                    break
+                self.errors.append(f"unexpected `)` at offset {self.i}")
+                self.i += 1
+                continue
+            if src.startswith(";;", self.i) or src.startswith(";&", self.i):
+                if closer == ";;":
+                    break
+                self.errors.append(f"unexpected `;;` at offset {self.i}")
+                self.i += 2
+                continue
+            if c in ";&|":
+                if src.startswith("&&", self.i) or src.startswith("||", self.i):
+                    self.errors.append(f"`{src[self.i:self.i + 2]}` with no command before it")
+                    self.i += 2
+                elif c == "|":
+                    self.errors.append(f"`|` with no command before it at offset {self.i}")
+                    self.i += 1
+                else:
+                    self.errors.append(f"`{c}` with no command before it at offset {self.i}")
+                    self.i += 1
+                continue
+            if closer == ";;" and self._at_word("esac"):
+                break
+            before = self.i
+            self.parse_and_or()
+            if self.i == before:
+                self.errors.append(f"unexpected `{c}` at offset {self.i}")
+                self.i += 1
+        self.depth -= 1
+
+    def _newline(self) -> None:
+        self.i += 1
+        if self.heredoc_resume is not None:
+            self.i = max(self.i, self.heredoc_resume)
+            self.heredoc_resume = None
+
+    def _at_word(self, word: str) -> bool:
+        end = self.i + len(word)
+        return self.src.startswith(word, self.i) and (
+            end >= self.n or self.src[end] in lexer.WORD_BREAK
+        )
+
+    def parse_and_or(self) -> None:
+        src = self.src
+        while True:
+            self.parse_pipeline()
+            self.skip_blanks()
+            if src.startswith("&&", self.i) or src.startswith("||", self.i):
+                self.i += 2
+                while True:  # a newline may follow && and ||
+                    self.skip_blanks()
+                    if self.i < self.n and src[self.i] == "\n":
+                        self._newline()
+                    else:
+                        break
+                continue
+            if self.i < self.n and src[self.i] in ";&" and not src.startswith(";;", self.i):
+                if not src.startswith(";&", self.i) and not src.startswith("&>", self.i):
+                    self.i += 1
+            return
+
+    def parse_pipeline(self) -> None:
+        stages: list[range] = []
+        src = self.src
+        while True:
+            first = len(self.cmds)
+            self.parse_command()
+            stages.append(range(first, len(self.cmds)))
+            self.skip_blanks()
+            if src.startswith("|", self.i) and not src.startswith("||", self.i):
+                self.i += 2 if src.startswith("|&", self.i) else 1
+                while True:
+                    self.skip_blanks()
+                    if self.i < self.n and src[self.i] == "\n":
+                        self._newline()
+                    else:
+                        break
+                if self.i >= self.n:
+                    self.errors.append("`|` with no command after it")
+                continue
+            break
+        if len(stages) > 1:
+            index = len(self.pipelines)
+            members: list[int] = []
+            for position, stage in enumerate(stages):
+                for k in stage:
+                    cmd = self.cmds[k]
+                    if cmd.pipeline == -1 and cmd.parent == self.current_cmd:
+                        cmd.pipeline, cmd.position = index, position
+                        members.append(k)
+            self.pipelines.append(tuple(members))
+
+    def parse_command(self) -> None:
+        """One command: a keyword construct, a subshell, a group or a simple command."""
+        self.skip_blanks()
+        src = self.src
+        if self.i >= self.n:
+            return
+        c = src[self.i]
+        if c == "(":
+            if src.startswith("((", self.i):
+                self._arithmetic_command()
+            else:
+                self.i += 1
+                self.parse_list(closer=")")
+                self._expect(")")
+            self._trailing_redirects()
+            return
+        keyword = self._peek_keyword()
+        if keyword is not None:
+            self._keyword(keyword)
+            return
+        self.parse_simple()
+
+    def _expect(self, token: str) -> None:
+        self.skip_blanks()
+        if self.src.startswith(token, self.i):
+            self.i += len(token)
+        else:
+            self.errors.append(f"expected `{token}` at offset {self.i}")
+
+    def _peek_keyword(self) -> str | None:
+        src = self.src
+        for word in ("if", "then", "elif", "else", "fi", "while", "until", "do", "done",
+                     "for", "select", "case", "esac", "function", "time", "coproc",
+                     "!", "{", "}", "[["):  # fmt: skip
+            if src.startswith(word, self.i):
+                end = self.i + len(word)
+                if end >= self.n or src[end] in " \t\n;&|<>()":
+                    if word in ("{", "}") and end < self.n and src[end] not in " \t\n;":
+                        continue
+                    return word
+        return None
+
+    def _keyword(self, word: str) -> None:
+        self.i += len(word)
+        if word in ("fi", "done", "esac", "}"):
+            if self.blocks and lexer.BLOCK_CLOSER[self.blocks[-1]] == word:
+                self.blocks.pop()
+            else:
+                self.errors.append(f"`{word}` does not close an open block")
+            self._trailing_redirects()
+            return
+        if word == "function":
+            self.skip_blanks()
+            name = self.scan_word(split=False)
+            self.skip_blanks()
+            if self.src.startswith("()", self.i):
+                self.i += 2
+            self._function_body(name[0].value if name else "", self.i)
+            return
+        if word == "[[":
+            self._conditional()
+            return
+        if word in lexer.BLOCK_CLOSER:
+            self.blocks.append(word)
+            if word in ("for", "select"):
+                self._for_header()
+            elif word == "case":
+                self._case()
+                return
+            self._until_closed(len(self.blocks) - 1)
+            return
+        if word == "time":
+            self.skip_blanks()
+            if self._at_word("-p"):
+                self.i += 2
+        self.parse_pipeline()
+
+    def _until_closed(self, open_blocks: int) -> None:
+        """Parse a compound command's body until its block is closed."""
+        src = self.src
+        while len(self.blocks) > open_blocks:
+            self.skip_blanks()
+            if self.i >= self.n or src[self.i] == ")":
+                return
+            before = self.i
+            closer = lexer.BLOCK_CLOSER[self.blocks[-1]]
+            if src[self.i] == "\n":
+                self._newline()
+            elif src[self.i] in ";&" and not src.startswith(";;", self.i):
+                self.i += 1
+            elif self._peek_keyword() == closer:
+                # Closed here, not inside a nested pipeline, so `} | cmd` pipes the group.
+                self.i += len(closer)
+                self.blocks.pop()
+                self._trailing_redirects()
+                return
+            else:
+                self.parse_and_or()
+            if self.i == before:
+                self.errors.append(f"unexpected `{src[self.i]}` at offset {self.i}")
+                self.i += 1
+
+    def _for_header(self) -> None:
+        self.skip_blanks()
+        if self.src.startswith("((", self.i):
+            self._arithmetic_command()
+            return
+        self._scan_words_until(stop_at_paren=False)  # the loop variable
+        self.skip_blanks()
+        if self._at_word("in"):
+            self.i += 2
+            # The list is data; scanning it registers the substitutions that run.
+            self._scan_words_until(stop_at_paren=False)
+
+    def _scan_words_until(self, stop_at_paren: bool) -> list[Word]:
+        words: list[Word] = []
+        while True:
+            self.skip_blanks()
+            if self.i >= self.n or self.src[self.i] in ";\n&|<>)" or (
+                stop_at_paren and self.src[self.i] == "("
+            ):
+                return words
+            if self.src[self.i] == "(":
+                self.errors.append(f"unexpected `(` at offset {self.i}")
+                self.i += 1
+                continue
+            words.extend(self.scan_word())
+
+    def _case(self) -> None:
+        self.skip_blanks()
+        self.scan_word()
+        self.skip_blanks()
+        while self.i < self.n and self.src[self.i] == "\n":
+            self._newline()
+            self.skip_blanks()
+        if self._at_word("in"):
+            self.i += 2
+        else:
+            self.errors.append("`case` without `in`")
+        while True:
+            while True:
+                self.skip_blanks()
+                if self.i < self.n and self.src[self.i] in "\n;":
+                    if self.src[self.i] == "\n":
+                        self._newline()
+                    else:
+                        self.i += 1
+                else:
+                    break
+            if self.i >= self.n:
+                return
+            if self._at_word("esac"):
+                self._keyword("esac")
+                return
+            if self.src[self.i] == "(":
+                self.i += 1
+            while self.i < self.n and self.src[self.i] != ")":  # the patterns are data
+                if self.src[self.i] in " \t|\n":
+                    self.i += 1
+                    continue
+                before = self.i
+                self.scan_word()
+                if self.i == before:
+                    self.i += 1
+            self.i += 1
+            self.parse_list(closer=";;")
+            for token in (";;&", ";;", ";&"):
+                if self.src.startswith(token, self.i):
+                    self.i += len(token)
+                    break
+
+    def _conditional(self) -> None:
+        """`[[ ... ]]` tests data, but its substitutions run."""
+        while self.i < self.n:
+            self.skip_blanks()
+            if self._at_word("]]"):
+                self.i += 2
+                return
+            if self.i < self.n and self.src[self.i] in "\n":
+                self._newline()
+                continue
+            if self.i < self.n and self.src[self.i] in "()<>&|;":
+                self.i += 1
+                continue
+            self.scan_word()
+        self.errors.append("`[[` is never closed")
+
+    def _arithmetic_command(self) -> None:
+        end = lexer.matching_close(self.src, self.i, "((", "))")
+        if end == -1:
+            self.errors.append("`((` is never closed")
+            end = self.n
+        self._substitutions_in(self.i + 2, end)
+        self.i = min(end + 2, self.n)
+
+    def _function_body(self, name: str, start: int) -> None:
+        first = len(self.cmds)
+        self.parse_command()
+        body_cmds = self.cmds[first:]
+        body_text = self.src[start : self.i]
+        forks = "|" in body_text or "&" in body_text
+        self.functions.append(
+            FunctionDef(
+                name=name,
+                span=Span(start, self.i),
+                body=tuple(
+                    SimpleCommand(tuple(c.words), tuple(c.redirects), Span(c.start, c.end))
+                    for c in body_cmds
+                ),
+                forks=forks,
+            )
+        )
+
+    def _trailing_redirects(self) -> None:
+        """Redirects after `)`, `}`, `done`, `fi`: kept as a command with no words."""
+        start = self.i
+        redirects: list[Redirect] = []
+        while True:
+            self.skip_blanks()
+            redirect = self.scan_redirect()
+            if redirect is None:
+                break
+            redirects.append(redirect)
+        if redirects:
+            self.cmds.append(_Cmd([], redirects, [], start, self.i, parent=self.current_cmd))
+
+    # -- simple commands ---------------------------------------------------
+
+    def parse_simple(self) -> None:
+        src = self.src
+        cmd = _Cmd([], [], [], self.i, parent=self.current_cmd)
+        index = len(self.cmds)
+        self.cmds.append(cmd)
+        outer, self.current_cmd = self.current_cmd, index
+        try:
+            while True:
+                self.skip_blanks()
+                if self.i >= self.n:
+                    break
+                c = src[self.i]
+                if c in "\n;|)" or (c == "&" and not src.startswith("&>", self.i)):
+                    break
+                redirect = self.scan_redirect()
+                if redirect is not None:
+                    cmd.redirects.append(redirect)
+                    continue
+                if c == "(":
+                    if len(cmd.words) == 1 and not cmd.assignments:
+                        close = src.find(")", self.i)
+                        if close != -1 and not src[self.i + 1 : close].strip():
+                            self.i = close + 1
+                            name = cmd.words[0].value
+                            self.cmds.pop()
+                            self.current_cmd = outer
+                            self.skip_blanks()
+                            while self.i < self.n and src[self.i] == "\n":
+                                self._newline()
+                                self.skip_blanks()
+                            self._function_body(name, self.i)
+                            return
+                    self.errors.append(f"unexpected `(` at offset {self.i}")
+                    self.i += 1
+                    continue
+                if not cmd.words and lexer.ASSIGNMENT.match(src, self.i):
+                    cmd.assignments.extend(self._assignment())
+                    continue
+                cmd.words.extend(self.scan_word())
+        finally:
+            self.current_cmd = outer
+        cmd.end = self.i
+        if not cmd.words:
+            self._remember_assignments(cmd.assignments)
+
+    def _assignment(self) -> list[Word]:
+        match = lexer.ASSIGNMENT.match(self.src, self.i)
+        if match and self.src.startswith("(", match.end()):
+            start = self.i
+            self.i = match.end() + 1
+            values: list[Word] = []
+            while self.i < self.n and self.src[self.i] != ")":
+                if self.src[self.i] in " \t\n":
+                    self.i += 1
+                    continue
+                before = self.i
+                values.extend(self.scan_word())
+                if self.i == before:
+                    self.i += 1
+            self.i = min(self.i + 1, self.n)
+            raw = self.src[start : self.i]
+            return [Word(raw, Span(start, self.i), match.group(0) + DYNAMIC)]
+        return self.scan_word(split=False)
+
+    def _remember_assignments(self, assignments: list[Word]) -> None:
+        for word in assignments:
+            name, _, value = word.value.partition("=")
+            if name.endswith("+") or "[" in name:
+                self.vars.pop(name.rstrip("+").split("[")[0], None)
+            elif DYNAMIC in value:
+                self.vars.pop(name, None)
+            else:
+                self.vars[name] = value
+
+    def scan_redirect(self) -> Redirect | None:
+        src = self.src
+        match = lexer.REDIRECT.match(src, self.i)
+        if match is None:
+            return None
+        op = match.group(2)
+        if op in ("<", ">") and src.startswith("(", match.end()):
+            return None  # process substitution: a word, not a redirect
+        start = self.i
+        fd_text = match.group(1)
+        fd = int(fd_text) if fd_text and fd_text.isdigit() else None
+        self.i = match.end()
+        self.skip_blanks()
+        if op in ("<<", "<<-"):
+            return self._heredoc(op, fd, start)
+        if self.i >= self.n or src[self.i] in "\n;&|<>)":
+            self.errors.append(f"redirect `{op}` has no target")
+            return Redirect(op, None, Span(start, self.i), fd)
+        words = self.scan_word(split=False)
+        target = words[0] if words else None
+        body = target.value if op == "<<<" and target is not None else None
+        return Redirect(op, target, Span(start, self.i), fd, body=body, body_literal=False)
+
+    def _heredoc(self, op: str, fd: int | None, start: int) -> Redirect:
+        words = self.scan_word(split=False)
+        if not words:
+            self.errors.append("heredoc has no delimiter")
+            return Redirect(op, None, Span(start, self.i), fd)
+        delim_word = words[0]
+        delimiter = delim_word.value.replace(DYNAMIC, "")
+        body_start = self.heredoc_resume
+        if body_start is None:
+            newline = self.src.find("\n", self.i)
+            body_start = self.n if newline == -1 else newline + 1
+        lines: list[str] = []
+        pos = body_start
+        closed = False
+        while pos < self.n:
+            newline = self.src.find("\n", pos)
+            line_end = self.n if newline == -1 else newline
+            line = self.src[pos:line_end]
+            pos = line_end + 1
+            if (line.lstrip("\t") if op == "<<-" else line) == delimiter:
+                closed = True
+                break
+            lines.append(line)
+        if not closed:
+            self.errors.append(f"heredoc `{delimiter}` is never closed")
+        self.heredoc_resume = min(pos, self.n)
+        body = "\n".join(lines) + ("\n" if lines else "")
+        literal = delim_word.quoted
+        if not literal:
+            self._substitutions_in(body_start, min(pos, self.n))
+        return Redirect(op, delim_word, Span(start, self.i), fd, body=body, body_literal=literal)
+
+    def _substitutions_in(self, start: int, end: int) -> None:
+        """Parse the `$( )` and backticks inside text that is otherwise data."""
+        src = self.src
+        i = start
+        while i < end:
+            dollar = src.find("$(", i, end)
+            tick = src.find("`", i, end)
+            if dollar == -1 and tick == -1:
+                return
+            if dollar != -1 and (tick == -1 or dollar < tick):
+                if src.startswith("$((", dollar):
+                    i = dollar + 3
+                    continue
+                saved = self.i
+                self.i = dollar + 2
+                self.parse_list(closer=")")
+                i = self.i + 1
+                self.i = saved
+            else:
+                close = src.find("`", tick + 1, end)
+                if close == -1:
+                    self.errors.append("backtick is never closed")
+                    return
+                self._sub_parse(src[tick + 1 : close], tick + 1)
+                i = close + 1
+
+    def _sub_parse(self, text: str, offset: int) -> None:
+        """Parse `text` (the inside of backticks) as commands at `offset`."""
+        self._enter()
+        inner = Parser(text.replace("\\`", "`").replace("\\\\", "\\"), self.vars)
+        inner.depth = self.depth
+        script = inner.parse()
+        self.depth -= 1
+        exact = "\\" not in text
+        base = len(self.cmds)
+        for command in script.commands:
+            span = Span(offset + command.span.start, offset + command.span.end) if exact else (
+                Span(offset, offset + len(text))
+            )
+            parent = command.parent + base if command.parent >= 0 else self.current_cmd
+            pipeline = command.pipeline + len(self.pipelines) if command.pipeline >= 0 else -1
+            self.cmds.append(
+                _Cmd(list(command.words), list(command.redirects), list(command.assignments),
+                     span.start, span.end, parent, pipeline, command.position)  # fmt: skip
+            )
+        self.pipelines.extend(tuple(m + base for m in p) for p in script.pipelines)
+        self.functions.extend(script.functions)
+        self.errors.extend(script.errors)

@@ -1,0 +1,265 @@
+"""Scanning one shell word into its static value (F-SHELL-4).
+
+Quotes and backslashes are removed, `$'...'` is decoded, known variables are
+substituted, `$@`/`$*` and other empty expansions vanish, an unquoted `$IFS`
+splits the word, and brace expansion produces every word it would. Anything
+computed at run time becomes `DYNAMIC`; `$( )` and backticks are parsed as
+the commands they are.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from redline.decision import Span
+from redline.shell import lexer
+from redline.shell.model import DYNAMIC, Word
+
+_EXTGLOB_PREFIX = frozenset("@!+*?")
+_DQ_ESCAPABLE = frozenset('$`"\\\n')
+_SPECIAL_PARAMS = frozenset("#?$!-")
+
+
+@dataclass(slots=True)
+class _Builder:
+    parts: list[str] = field(default_factory=list)
+    quoted: bool = False
+    glob: bool = False
+    braces: bool = False
+    literal: bool = False
+    splits: list[int] = field(default_factory=list)
+
+    def add(self, text: str) -> None:
+        self.parts.append(text)
+
+    def split_here(self) -> None:
+        self.splits.append(sum(len(p) for p in self.parts))
+
+
+class WordScanner:
+    """Mixin for `Parser`: everything about a single word."""
+
+    src: str
+    n: int
+    i: int
+    errors: list[str]
+    vars: dict[str, str]
+
+    def parse_list(self, closer: str | None) -> None:
+        raise NotImplementedError
+
+    def _sub_parse(self, text: str, offset: int) -> None:
+        raise NotImplementedError
+
+    def _substitutions_in(self, start: int, end: int) -> None:
+        raise NotImplementedError
+
+    def scan_word(self, split: bool = True) -> list[Word]:
+        src, n = self.src, self.n
+        start = self.i
+        b = _Builder()
+        while self.i < n:
+            c = src[self.i]
+            if c in lexer.WORD_BREAK:
+                if c in "<>" and src.startswith("(", self.i + 1):
+                    self._process_substitution(b)
+                    continue
+                if c == "(" and b.parts and b.parts[-1][-1:] in _EXTGLOB_PREFIX:
+                    close = lexer.matching_close(src, self.i, "(", ")")
+                    end = n if close == -1 else close + 1
+                    b.add(src[self.i : end])
+                    b.glob = True
+                    self.i = end
+                    continue
+                break
+            if c == "\\":
+                if src.startswith("\\\n", self.i):
+                    self.i += 2
+                    continue
+                b.add(src[self.i + 1 : self.i + 2])
+                b.quoted = b.literal = True
+                self.i += 2
+            elif c == "'":
+                close = src.find("'", self.i + 1)
+                if close == -1:
+                    self.errors.append(f"unterminated single quote at offset {self.i}")
+                    close = n
+                b.add(src[self.i + 1 : close])
+                b.quoted = b.literal = True
+                self.i = close + 1
+            elif c == '"':
+                self._double_quoted(b)
+            elif c == "$":
+                self._dollar(b, in_dq=False)
+            elif c == "`":
+                self._backtick(b)
+            else:
+                if c in "*?[":
+                    b.glob = True
+                elif c == "{":
+                    b.braces = True
+                match = lexer.PLAIN_RUN.match(src, self.i)
+                end = match.end() if match else self.i + 1
+                b.add(src[self.i : end])
+                b.literal = True
+                self.i = end
+        self.i = min(self.i, n)
+        return self._finish(b, start, split)
+
+    def _finish(self, b: _Builder, start: int, split: bool) -> list[Word]:
+        raw = self.src[start : self.i]
+        span = Span(start, self.i)
+        value = "".join(b.parts)
+        if not value and not b.quoted and not b.literal:
+            return []  # only expansions that were empty: bash drops the word
+        values = [value]
+        if split and b.splits:
+            cuts = [0, *b.splits, len(value)]
+            values = [value[a:z] for a, z in zip(cuts, cuts[1:], strict=False) if value[a:z]]
+        if split and b.braces:
+            values = [expanded for v in values for expanded in lexer.brace_expand(v)]
+        return [Word(raw, span, v, b.quoted, b.glob) for v in values]
+
+    def _double_quoted(self, b: _Builder) -> None:
+        src, n = self.src, self.n
+        b.quoted = b.literal = True
+        self.i += 1
+        while self.i < n:
+            c = src[self.i]
+            if c == '"':
+                self.i += 1
+                return
+            if c == "\\":
+                nxt = src[self.i + 1 : self.i + 2]
+                if nxt == "\n":
+                    pass
+                elif nxt in _DQ_ESCAPABLE:
+                    b.add(nxt)
+                else:
+                    b.add("\\" + nxt)
+                self.i += 2
+            elif c == "$":
+                self._dollar(b, in_dq=True)
+            elif c == "`":
+                self._backtick(b)
+            else:
+                match = lexer.DQ_RUN.match(src, self.i)
+                end = match.end() if match else self.i + 1
+                b.add(src[self.i : end])
+                self.i = end
+        self.errors.append("unterminated double quote")
+
+    def _backtick(self, b: _Builder) -> None:
+        src, n = self.src, self.n
+        j = self.i + 1
+        while j < n and src[j] != "`":
+            j += 2 if src[j] == "\\" else 1
+        if j >= n:
+            self.errors.append(f"unterminated backtick at offset {self.i}")
+            j = n
+        self._sub_parse(src[self.i + 1 : j], self.i + 1)
+        b.add(DYNAMIC)
+        self.i = j + 1
+
+    def _process_substitution(self, b: _Builder) -> None:
+        self.i += 2
+        self.parse_list(closer=")")
+        self._close_paren("process substitution")
+        b.add("/dev/fd/" + DYNAMIC)
+        b.literal = True
+
+    def _close_paren(self, what: str) -> None:
+        if self.i < self.n and self.src[self.i] == ")":
+            self.i += 1
+        else:
+            self.errors.append(f"{what} is never closed")
+
+    def _dollar(self, b: _Builder, in_dq: bool) -> None:
+        src = self.src
+        nxt = src[self.i + 1 : self.i + 2]
+        if nxt == "'" and not in_dq:
+            j = self.i + 2
+            while j < self.n and src[j] != "'":
+                j += 2 if src[j] == "\\" else 1
+            if j >= self.n:
+                self.errors.append(f"unterminated $'...' at offset {self.i}")
+            b.add(lexer.decode_ansi_c(src[self.i + 2 : j]))
+            b.quoted = b.literal = True
+            self.i = j + 1
+        elif nxt == '"' and not in_dq:
+            self.i += 1
+            self._double_quoted(b)
+        elif src.startswith("$((", self.i):
+            close = lexer.matching_close(src, self.i + 1, "((", "))")
+            end = self.n if close == -1 else close
+            if close == -1:
+                self.errors.append("arithmetic expansion is never closed")
+            self._substitutions_in(self.i + 3, end)
+            b.add(DYNAMIC)
+            self.i = min(end + 2, self.n)
+        elif nxt == "(":
+            self.i += 2
+            self.parse_list(closer=")")
+            self._close_paren("command substitution")
+            b.add(DYNAMIC)
+        elif nxt == "{":
+            close = lexer.matching_close(src, self.i + 1, "{", "}")
+            end = self.n if close == -1 else close
+            if close == -1:
+                self.errors.append("parameter expansion is never closed")
+            inner = src[self.i + 2 : end]
+            if "$(" in inner or "`" in inner:
+                self._substitutions_in(self.i + 2, end)
+            self.i = min(end + 1, self.n)
+            self._parameter(b, inner, in_dq)
+        else:
+            match = lexer.NAME.match(src, self.i + 1)
+            if match:
+                self.i = match.end()
+                self._parameter(b, match.group(0), in_dq)
+            elif nxt and (nxt.isdigit() or nxt in "@*" or nxt in _SPECIAL_PARAMS):
+                self.i += 2
+                self._parameter(b, nxt, in_dq)
+            else:
+                b.add("$")
+                b.literal = True
+                self.i += 1
+
+    def _parameter(self, b: _Builder, inner: str, in_dq: bool) -> None:
+        """The value of `$inner` / `${inner}`."""
+        name_match = lexer.NAME.match(inner)
+        name = name_match.group(0) if name_match else inner[:1]
+        rest = inner[len(name) :]
+        if name == "IFS":
+            if in_dq:
+                b.add(" ")
+            else:
+                b.split_here()
+            return
+        if name in ("@", "*"):
+            b.add(" ".join(self.vars.get(str(k), "") for k in range(1, 10)).strip())
+            return
+        known = self.vars.get(name)
+        if not rest:
+            b.add(DYNAMIC if known is None else known)
+        elif rest[:2] in (":-", ":=") or rest[:1] in ("-", "="):
+            # Unknown variables are most likely unset: the default is the value.
+            default = rest[2:] if rest[:1] == ":" else rest[1:]
+            b.add(known if known else (default if "$" not in default else DYNAMIC))
+        elif rest.startswith(":") and known is not None:
+            b.add(_substring(known, rest[1:]))
+        else:
+            b.add(DYNAMIC)
+        if name in _SPECIAL_PARAMS or inner.startswith(("#", "!")):
+            b.parts[-1] = DYNAMIC
+
+
+def _substring(value: str, spec: str) -> str:
+    offset_text, _, length_text = spec.partition(":")
+    try:
+        offset = int(offset_text.strip() or "0")
+        length = int(length_text) if length_text.strip() else None
+    except ValueError:
+        return DYNAMIC
+    tail = value[offset:]
+    return tail if length is None else tail[:length]

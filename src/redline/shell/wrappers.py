@@ -1,0 +1,123 @@
+"""Commands that run another command given in their arguments (F-SHELL-2).
+
+Each wrapper is data: which of its options take a value, how many leading
+operands it consumes before the wrapped command, and whether the wrapped
+command gets more arguments at run time (`xargs`, `find -exec`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from redline.shell.model import Word
+
+
+@dataclass(frozen=True, slots=True)
+class Wrapper:
+    # Short options (`u` for `-u`) and long options (`user`) that take a value.
+    short_args: frozenset[str] = frozenset()
+    long_args: frozenset[str] = frozenset()
+    # Operands to skip after the options: `timeout DURATION`, `chroot DIR`.
+    operands: int = 0
+    # `env NAME=VALUE cmd`: assignments come before the command.
+    assignments: bool = False
+    # Options after which no command runs (`command -v rm` only looks it up).
+    lookup_only: frozenset[str] = frozenset()
+    # The wrapped command receives extra arguments at run time.
+    appends_args: bool = False
+    # The wrapped command runs on another machine (`ssh host cmd`).
+    remote: bool = False
+
+
+def _w(short: str = "", long: str = "", **kwargs: object) -> Wrapper:
+    return Wrapper(frozenset(short), frozenset(long.split()), **kwargs)  # type: ignore[arg-type]
+
+
+WRAPPERS: dict[str, Wrapper] = {
+    "sudo": _w("ughpCDrtUTR", "user group host prompt close-from chdir role type other-user "
+               "command-timeout chroot", lookup_only=frozenset({"-l", "--list", "-v", "-V",
+               "--validate", "--version", "-k", "-K"})),  # fmt: skip
+    "doas": _w("uC", ""),
+    "run0": _w("u", "user unit property description slice"),
+    "pkexec": _w("", "user"),
+    "env": _w("uCS", "unset chdir split-string", assignments=True),
+    "exec": _w("a", ""),
+    "command": _w("", "", lookup_only=frozenset({"-v", "-V"})),
+    "builtin": _w(),
+    "nohup": _w(),
+    "setsid": _w(),
+    "time": _w("fo", "format output"),
+    "nice": _w("n", "adjustment"),
+    "ionice": _w("cnpPu", "class classdata pid pgid uid"),
+    "chrt": _w("T", "sched-runtime sched-period sched-deadline", operands=1),
+    "taskset": _w("", "", operands=1),
+    "stdbuf": _w("ioe", "input output error"),
+    "timeout": _w("sk", "signal kill-after", operands=1),
+    "watch": _w("nqd", "interval differences equexit"),
+    "xargs": _w("adEeIiLlnPs", "arg-file delimiter eof replace max-lines max-args "
+                "max-procs max-chars process-slot-var", appends_args=True),  # fmt: skip
+    "parallel": _w("jSIaNnd", "jobs sshlogin arg-file delimiter", appends_args=True),
+    "strace": _w("eoOpPsSuIXbE", "output trace signal"),
+    "ltrace": _w("eoOpnSsuAa", "output"),
+    "chroot": _w("", "userspec groups", operands=1),
+    "unshare": _w("", "map-user map-group setgroups"),
+    "nsenter": _w("tSGwr", "target setuid setgid wd root"),
+    "flock": _w("wEc", "timeout conflict-exit-code command", operands=1),
+    "firejail": _w(),
+    "proxychains": _w("f", ""),
+    "proxychains4": _w("f", ""),
+    "torsocks": _w(),
+    "fakeroot": _w(),
+    "faketime": _w("", "", operands=1),
+    "sshpass": _w("pfde", ""),
+    "runuser": _w("ugG", "user group supp-group"),
+    "sg": _w("", "", operands=1),
+    "busybox": _w(),
+    "caffeinate": _w("tw", ""),
+    "xvfb-run": _w("afnsewp", "server-num server-args error-file auth-file"),
+    "dbus-run-session": _w(),
+    "systemd-run": _w("pEu", "property setenv unit description uid gid working-directory"),
+    "catchsegv": _w(),
+    "unbuffer": _w(),
+    "rlwrap": _w(),
+    "ssh": _w("BbcDEeFIiJLlmOopQRSWw", "", operands=1, remote=True),
+}
+
+# Wrappers that pass the rest of their words to a shell as one script.
+SCRIPT_JOINERS = frozenset({"watch", "ssh"})
+
+
+def split_wrapper(name: str, argv: tuple[Word, ...]) -> tuple[tuple[Word, ...], bool] | None:
+    """The wrapped argv of `argv` (whose program is wrapper `name`), if any.
+
+    Returns the inner argv and whether the wrapper ran it only as a lookup.
+    `None` means `name` is not a wrapper.
+    """
+    spec = WRAPPERS.get(name)
+    if spec is None:
+        return None
+    i, n = 1, len(argv)
+    while i < n:
+        text = argv[i].value
+        if text == "--":
+            i += 1
+            break
+        if text in spec.lookup_only:
+            return (), True
+        if text.startswith("--") and len(text) > 2:
+            key, eq, _ = text[2:].partition("=")
+            i += 2 if (key in spec.long_args and not eq) else 1
+            continue
+        if text.startswith("-") and len(text) > 1 and not (name == "xargs" and text == "-"):
+            if name == "nice" and text[1:].lstrip("-").isdigit():
+                i += 1  # `nice -10 cmd`
+                continue
+            takes = next((k for k, ch in enumerate(text[1:], 1) if ch in spec.short_args), 0)
+            i += 2 if takes and takes == len(text) - 1 else 1
+            continue
+        if spec.assignments and "=" in text and not text.startswith("="):
+            i += 1
+            continue
+        break
+    i += spec.operands
+    return argv[i:], False
