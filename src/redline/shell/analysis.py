@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from redline.decision import Span
-from redline.shell import carriers
+from redline.shell import carriers, paths
 from redline.shell.invocation import Invocation, command_name, read_options
 from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCommand, Word
 from redline.shell.parser import Parser
@@ -124,11 +124,13 @@ class _Builder:
         inv = Invocation(
             name=name, argv=argv, redirects=redirects, span=span, index=index, via=via,
             depth=depth, remote=remote, appended_args=appended, upstream=upstream,
-            parent=parent, stdin_text=stdin, options=read_options(argv),
+            parent=parent, stdin_text=stdin, cwd=self.cwd, options=read_options(argv),
         )  # fmt: skip
         self.invocations.append(inv)
         if not argv:
             return
+        if name in ("cd", "pushd") and not remote:
+            self._change_directory(inv)
         split = split_wrapper(name, argv)
         if split is not None:
             inner, lookup_only = split
@@ -149,6 +151,15 @@ class _Builder:
             self._find_exec(inv, origin, depth, via, remote)
         for carried in carriers.carried_scripts(inv):
             self._add_carried(carried, inv, origin, depth, via, remote)
+
+    def _change_directory(self, inv: Invocation) -> None:
+        operands = inv.options.operands
+        if not operands:
+            self.cwd = "~"
+            return
+        target = paths.normalize(operands[0].value, self.cwd)
+        # Only a known absolute or home directory keeps later targets exact.
+        self.cwd = target if target is not None and target.startswith(("/", "~")) else None
 
     def _add_carried(
         self, carried: carriers.Carried, inv: Invocation, origin: _Origin, depth: int,

@@ -6,6 +6,8 @@ the analysis can parse it again with the same rules: quoting is not a bypass.
 
 from __future__ import annotations
 
+import base64
+import binascii
 import re
 from dataclasses import dataclass
 
@@ -229,6 +231,28 @@ def static_output(inv: Invocation) -> str | None:
         text = inv.stdin_text or ""
         if not text:
             return None
+    elif inv.name in ("base64", "basenc") and inv.has_flag("dD", ("decode",)):
+        text = _b64decode(inv.stdin_text)
+    elif inv.name == "rev" and inv.stdin_text is not None:
+        text = "\n".join(line[::-1] for line in inv.stdin_text.split("\n"))
+    elif inv.name == "xxd" and inv.has_flag("r", ()) and inv.stdin_text is not None:
+        text = _hexdecode(inv.stdin_text)
     else:
         return None
     return None if DYNAMIC in text else text
+
+
+def _b64decode(text: str | None) -> str:
+    if not text:
+        return DYNAMIC
+    try:
+        return base64.b64decode("".join(text.split()), validate=False).decode("utf-8", "replace")
+    except (ValueError, binascii.Error):
+        return DYNAMIC
+
+
+def _hexdecode(text: str) -> str:
+    try:
+        return bytes.fromhex("".join(text.split())).decode("utf-8", "replace")
+    except ValueError:
+        return DYNAMIC

@@ -76,6 +76,8 @@ class Invocation:
     # Text this invocation reads on stdin, when it is known (heredoc, `<<<`,
     # a static `echo` piped in).
     stdin_text: str | None = None
+    # The working directory it runs in, when known (`cd /x && cmd` updates it).
+    cwd: str | None = None
     options: Options = field(default_factory=lambda: read_options(()))
 
     @property

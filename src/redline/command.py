@@ -1,0 +1,35 @@
+"""Judging one shell command with the catalogue's built-in verdicts."""
+
+from __future__ import annotations
+
+from redline.decision import Decision, RuleHit, Severity, Verdict
+from redline.rules.catalog import evaluate
+from redline.shell.analysis import analyze
+
+_VERDICT_FOR = {
+    Severity.HARDLINE: Verdict.DENY,
+    Severity.DANGEROUS: Verdict.ASK,
+    Severity.SENSITIVE: Verdict.ASK,
+}
+
+
+def check_command(command: str, *, cwd: str | None = None) -> Decision:
+    """Allow, ask or deny one shell command line, with the rules that decided."""
+    if not isinstance(command, str):
+        raise TypeError(f"command must be a string, not {type(command).__name__}")
+    return decide(evaluate(analyze(command, cwd)))
+
+
+def decide(hits: tuple[RuleHit, ...]) -> Decision:
+    if not hits:
+        return Decision(Verdict.ALLOW, reason="no rule matched")
+    verdict = max(_VERDICT_FOR[hit.severity] for hit in hits)
+    strictest = hits[0]
+    reason = "; ".join(dict.fromkeys(hit.description for hit in hits))
+    return Decision(
+        verdict=verdict,
+        hits=hits,
+        reason=reason,
+        repair=strictest.repair,
+        hardline=strictest.severity is Severity.HARDLINE,
+    )

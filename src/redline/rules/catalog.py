@@ -1,0 +1,75 @@
+"""The catalogue: every rule, indexed once at import and frozen (F-RULES-5)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from types import MappingProxyType
+
+from redline.decision import RuleHit, Severity, Span
+from redline.rules.hardline import HARDLINES
+from redline.rules.model import Rule
+from redline.rules.shell_rules import SHELL_RULES
+from redline.shell.analysis import Analysis
+
+CATALOG: tuple[Rule, ...] = (*HARDLINES, *SHELL_RULES)
+
+
+def _by_id(rules: tuple[Rule, ...]) -> Mapping[str, Rule]:
+    table: dict[str, Rule] = {}
+    for r in rules:
+        for key in (r.id, *r.aliases):
+            if key in table:
+                raise ValueError(f"rule id `{key}` is used twice in the catalogue")
+            table[key] = r
+    return MappingProxyType(table)
+
+
+BY_ID: Mapping[str, Rule] = _by_id(CATALOG)
+HARDLINE_IDS: frozenset[str] = frozenset(r.id for r in CATALOG if r.severity is Severity.HARDLINE)
+
+_BY_PROGRAM: Mapping[str, tuple[Rule, ...]] = MappingProxyType(
+    {
+        name: tuple(r for r in CATALOG if name in r.programs)
+        for name in sorted({p for r in CATALOG for p in r.programs})
+    }
+)
+_ANY_PROGRAM: tuple[Rule, ...] = tuple(r for r in CATALOG if not r.programs and r.test)
+_SCANS: tuple[Rule, ...] = tuple(r for r in CATALOG if r.scan)
+
+
+def resolve(rule_id: str) -> Rule | None:
+    """The rule with this id or one of its old ids (aliases)."""
+    return BY_ID.get(rule_id)
+
+
+def evaluate(analysis: Analysis, rules: tuple[Rule, ...] | None = None) -> tuple[RuleHit, ...]:
+    """Every rule hit in the analysis, strictest first, each rule once per span."""
+    hits: dict[tuple[str, Span], RuleHit] = {}
+
+    def add(r: Rule, span: Span) -> None:
+        key = (r.id, span)
+        if key not in hits:
+            hits[key] = RuleHit(r.id, r.description, r.severity, r.category, span, r.repair)
+
+    if rules is None:
+        for inv in analysis.invocations:
+            for r in (*_BY_PROGRAM.get(inv.name, ()), *_ANY_PROGRAM):
+                result = r.test(inv, analysis)  # type: ignore[misc]
+                if result:
+                    add(r, result if isinstance(result, Span) else inv.span)
+        for r in _SCANS:
+            for span in r.scan(analysis):  # type: ignore[misc]
+                add(r, span)
+    else:
+        for r in rules:
+            if r.scan is not None:
+                for span in r.scan(analysis):
+                    add(r, span)
+                continue
+            for inv in analysis.invocations:
+                if r.test is not None and (not r.programs or inv.name in r.programs):
+                    result = r.test(inv, analysis)
+                    if result:
+                        add(r, result if isinstance(result, Span) else inv.span)
+    ordered = sorted(hits.values(), key=lambda h: (-h.severity, h.span.start if h.span else 0))
+    return tuple(ordered)

@@ -1,0 +1,317 @@
+"""Hard lines: irrecoverable damage to the machine. No mode, policy, allowlist
+or approval can lift them (F-RULES-1)."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from redline.decision import Severity, Span
+from redline.rules import targets
+from redline.rules.model import Rule, rule
+from redline.shell import paths
+from redline.shell.analysis import Analysis
+from redline.shell.carriers import inline_code
+from redline.shell.invocation import Invocation
+
+H = Severity.HARDLINE
+
+
+def _deletes(predicate: object) -> object:
+    def test(inv: Invocation, analysis: Analysis) -> bool:
+        return any(predicate(p) for p in targets.deleted_trees(inv, analysis))  # type: ignore[operator]
+
+    return test
+
+
+def _delete_system(inv: Invocation, analysis: Analysis) -> bool:
+    return any(
+        paths.is_system_dir(p) and not paths.is_root(p)
+        for p in targets.deleted_trees(inv, analysis)
+    )
+
+
+_MKFS = re.compile(r"\A(?:mkfs(?:\.\w+)?|mke2fs|mkswap|mkdosfs|mkntfs|mkexfatfs|mkfs_\w+|newfs(?:_\w+)?)\Z")
+
+
+def _mkfs_device(inv: Invocation, analysis: Analysis) -> bool:
+    return bool(_MKFS.match(inv.name)) and any(
+        targets.is_raw_device(w.value) for w in inv.options.operands
+    )
+
+
+def _dd_device(inv: Invocation, analysis: Analysis) -> bool:
+    return any(v.startswith("of=") and targets.is_raw_device(v[3:]) for v in inv.values)
+
+
+def _redirect_device(inv: Invocation, analysis: Analysis) -> bool | Span:
+    for redirect in inv.redirects:
+        if redirect.writes and redirect.target and targets.is_raw_device(redirect.target.value):
+            return redirect.span
+    return False
+
+
+_COPIERS = frozenset({"cp", "mv", "tee", "install", "rsync", "pv", "ddrescue", "dcfldd", "dc3dd"})
+
+
+def _copy_device(inv: Invocation, analysis: Analysis) -> bool:
+    if inv.name == "pv":
+        return False
+    return any(targets.is_raw_device(v) for v in targets.written_files(inv)) and not any(
+        r.writes and r.target and targets.is_raw_device(r.target.value) for r in inv.redirects
+    )
+
+
+_WIPERS = frozenset({"shred", "wipefs", "blkdiscard", "sgdisk", "sfdisk", "badblocks", "nvme",
+                     "hdparm", "scrub", "srm", "wipe"})  # fmt: skip
+
+
+def _wipe_device(inv: Invocation, analysis: Analysis) -> bool:
+    name, values = inv.name, inv.values
+    devices = [v for v in values if targets.is_raw_device(v)]
+    if not devices:
+        return False
+    if name == "wipefs":
+        return inv.has_flag("a", ("all",)) or any(v.startswith(("-o", "--offset")) for v in values)
+    if name == "sgdisk":
+        return inv.has_flag("Zo", ("zap-all", "clear", "zap"))
+    if name == "sfdisk":
+        return inv.has_flag("", ("delete", "wipe")) or "--wipe" in " ".join(values)
+    if name == "badblocks":
+        return inv.has_flag("w", ())
+    if name == "nvme":
+        return inv.subcommand() in ("format", "sanitize")
+    if name == "hdparm":
+        return any(v.startswith(("--security-erase", "--trim-sector")) for v in values)
+    return True
+
+
+def _fork_bomb(analysis: Analysis) -> Iterator[Span]:
+    for function in analysis.functions:
+        if function.forks and any(
+            cmd.words and cmd.words[0].value == function.name for cmd in function.body
+        ):
+            yield function.span
+    for inv in analysis.invocations:
+        code = inline_code(inv)
+        if code and _CODE_FORK_BOMB.search(code):
+            yield inv.span
+
+
+_CODE_FORK_BOMB = re.compile(
+    r"fork\s+while\s+fork|while\s*(?:\(?\s*(?:True|1|true)\s*\)?)\s*:?\s*\{?\s*(?:os\.)?fork\s*\(|"
+    r"for\s*\(\s*;\s*;\s*\)\s*\{?\s*fork\s*\(|loop\s*\{\s*fork"
+)
+
+
+def _kill_all(inv: Invocation, analysis: Analysis) -> bool:
+    if inv.name == "killall5":
+        return True
+    values = list(inv.values)
+    if values and values[0] in ("-s", "-n", "--signal"):
+        values = values[2:]
+    elif values and values[0].startswith("-") and values[0] not in ("--", "-1"):
+        values = values[1:]
+    elif values and values[0] == "-1" and len(values) > 1:
+        values = values[1:]  # `kill -1 PID` sends signal 1 to PID
+    if values and values[0] == "--":
+        values = values[1:]
+    return "-1" in values
+
+
+_POWER_VERBS = frozenset({"poweroff", "reboot", "halt", "kexec", "soft-reboot"})
+
+
+def _shutdown(inv: Invocation, analysis: Analysis) -> bool:
+    name = inv.name
+    if name in ("shutdown", "reboot", "halt", "poweroff"):
+        values = inv.values
+        harmless = ("-c", "--help", "--version", "-k", "--show")
+        return not any(v in harmless for v in values)
+    if name in ("systemctl", "loginctl"):
+        return inv.subcommand() in _POWER_VERBS
+    if name in ("init", "telinit"):
+        return inv.subcommand() in ("0", "6")
+    return False
+
+
+def _sysrq(inv: Invocation, analysis: Analysis) -> bool:
+    return any(
+        paths.normalize(v, inv.cwd) == "/proc/sysrq-trigger" for v in targets.written_files(inv)
+    )
+
+
+def _sudo_stdin(inv: Invocation, analysis: Analysis) -> bool:
+    if not inv.has_flag("S", ("stdin",)):
+        return False
+    values = inv.values
+    flags_end = next((k for k, v in enumerate(values) if not v.startswith("-")), len(values))
+    if not any(v.startswith("-") and not v.startswith("--") and "S" in v for v in values[:flags_end]) and (
+        "--stdin" not in values[:flags_end]
+    ):
+        return False
+    fed = inv.upstream or inv.stdin_text is not None
+    return bool(fed) or any(r.op == "<" for r in inv.redirects)
+
+
+_CHMOD_ROOTS = frozenset({"/", "/bin", "/boot", "/etc", "/lib", "/lib64", "/sbin", "/usr",
+                          "/var", "/usr/bin", "/usr/lib", "/usr/sbin", "/System", "/Library",
+                          "/private/etc", "/root"})  # fmt: skip
+
+
+def _chmod_system(inv: Invocation, analysis: Analysis) -> bool:
+    if not targets.recursive(inv):
+        return False
+    for word in inv.options.operands[1:]:
+        path = targets.normalized(word, inv)
+        if path is not None and (paths.is_root(path) or path in _CHMOD_ROOTS):
+            return True
+    return False
+
+
+HARDLINES: tuple[Rule, ...] = (
+    rule(
+        "fs.delete-root", "filesystem", H,
+        "recursive delete of the root filesystem",
+        "delete the specific directory you mean, by its full path; never `/`",
+        programs=("rm", "find", "rsync"), test=_deletes(paths.is_root),  # type: ignore[arg-type]
+        aliases=("rm-root", "hardline.rm-root"),
+        must_match=("rm -rf /", "rm -r -f //", "rm --recursive --force /*", "rm -rf / *",
+                    "find / -delete", "rm -rf /./..", "sudo rm -rf --no-preserve-root /"),
+        must_not_match=("rm -rf /tmp/build", "rm -f /", "rm -rf ./", "echo rm -rf /",
+                        "find / -name '*.log'"),
+    ),  # fmt: skip
+    rule(
+        "fs.delete-system-dir", "filesystem", H,
+        "recursive delete of a system directory",
+        "delete only the files you created, by their full paths; system directories "
+        "are managed by the package manager",
+        programs=("rm", "find", "rsync"), test=_delete_system,
+        aliases=("hardline.rm-system-dir",),
+        must_match=("rm -rf /etc", "sudo -u root rm -rf /usr/", "rm -fr /var/*", "rm -rf /e*",
+                    "find /boot -delete", "rm -Rf /USR", "rsync -a --delete empty/ /etc/"),
+        must_not_match=("rm -rf /etc/nginx/sites-enabled/old", "rm /etc/motd",
+                        "rm -rf /tmp/etc", "rm -rf ./usr", "ls -R /usr"),
+    ),  # fmt: skip
+    rule(
+        "fs.delete-home", "filesystem", H,
+        "recursive delete of the home directory",
+        "delete the specific project or cache directory inside your home instead",
+        programs=("rm", "find", "rsync"), test=_deletes(paths.is_home_dir),  # type: ignore[arg-type]
+        aliases=("hardline.rm-home",),
+        must_match=("rm -rf ~", "rm -rf ~/", "rm -rf $HOME", "rm -rf \"${HOME}/\"", "rm -rf ~/*",
+                    "rm -rf /home/alice", "rm -rf /root"),
+        must_not_match=("rm -rf ~/projects/tmp", "rm ~/notes.txt", "rm -rf $HOME/.cache/pip",
+                        "ls ~"),
+    ),  # fmt: skip
+    rule(
+        "disk.mkfs-device", "disk", H,
+        "format a filesystem onto a block device",
+        "format an image file instead (`mkfs.ext4 disk.img`), or ask the owner to do it",
+        test=_mkfs_device, aliases=("hardline.mkfs",),
+        must_match=("mkfs.ext4 /dev/sda1", "sudo mkfs -t xfs /dev/nvme0n1p2", "mkswap /dev/sdb2",
+                    "mke2fs -F /dev/vdb"),
+        must_not_match=("mkfs.ext4 disk.img", "mkfs.vfat -C floppy.img 1440", "man mkfs",
+                        "echo mkfs /dev/sda"),
+    ),  # fmt: skip
+    rule(
+        "disk.dd-device", "disk", H,
+        "`dd` onto a raw block device",
+        "write to an image file (`of=disk.img`) instead of a device",
+        programs=("dd",), test=_dd_device, aliases=("hardline.dd",),
+        must_match=("dd if=/dev/zero of=/dev/sda bs=1M", "sudo dd if=img.iso of=/dev/sdb",
+                    "dd of=/dev/nvme0n1 if=x", "dd if=/dev/urandom of=/dev/mapper/root"),
+        must_not_match=("dd if=/dev/zero of=test.img bs=1M count=10", "dd if=/dev/sda of=backup.img",
+                        "dd if=x of=/dev/null"),
+    ),  # fmt: skip
+    rule(
+        "disk.redirect-device", "disk", H,
+        "shell redirect onto a raw block device",
+        "redirect into a regular file instead",
+        test=_redirect_device, aliases=("hardline.redirect-device",),
+        must_match=("echo hi > /dev/sda", "cat img >/dev/sdb1", "cat x 1>>/dev/nvme0n1",
+                    "for i in 1; do echo; done > /dev/vda", "echo \"$(cat f > /dev/sda)\""),
+        must_not_match=("echo 'cat f > /dev/sda'", "echo hi > /dev/null", "cat /dev/sda > disk.img",
+                        "ls 2>/dev/stderr"),
+    ),  # fmt: skip
+    rule(
+        "disk.copy-to-device", "disk", H,
+        "copy or tee onto a raw block device",
+        "copy into a regular file instead",
+        programs=_COPIERS, test=_copy_device,
+        must_match=("cp image.iso /dev/sdb", "tee /dev/sda < img", "sudo install -m 644 x /dev/vda",
+                    "ddrescue in.img /dev/sdc"),
+        must_not_match=("cp /dev/sda disk.img", "tee out.log", "cp a b"),
+    ),  # fmt: skip
+    rule(
+        "disk.wipe-device", "disk", H,
+        "wipe or erase a block device (`shred`, `wipefs`, `blkdiscard`...)",
+        "wipe an image file instead, or ask the owner to erase the device",
+        programs=_WIPERS, test=_wipe_device,
+        must_match=("shred -n 3 /dev/sda", "wipefs -a /dev/sdb", "blkdiscard /dev/nvme0n1",
+                    "sgdisk --zap-all /dev/sda", "wipefs --all /dev/sdb1"),
+        must_not_match=("shred -u secret.txt", "wipefs /dev/sda", "wipefs -a disk.img",
+                        "sgdisk -p /dev/sda"),
+    ),  # fmt: skip
+    rule(
+        "proc.fork-bomb", "process", H,
+        "fork bomb: a function that spawns copies of itself without end",
+        "run a bounded number of background jobs instead",
+        scan=_fork_bomb, aliases=("hardline.fork-bomb",),
+        must_match=(":(){ :|:& };:", "bomb() { bomb | bomb & }; bomb",
+                    "f(){ f|f & }; f", "perl -e 'fork while fork'",
+                    "python3 -c 'import os\nwhile True: os.fork()'"),
+        must_not_match=("echo ':(){ :|:& };:'", "f() { echo hi & }; f", "g() { g; }",
+                        "git log --format=':(){'"),
+    ),  # fmt: skip
+    rule(
+        "proc.kill-all", "process", H,
+        "kill every process on the machine (`kill -1`)",
+        "kill the specific process by its PID",
+        programs=("kill", "killall5"), test=_kill_all, aliases=("hardline.kill-all",),
+        must_match=("kill -9 -1", "kill -KILL -1", "kill -s KILL -1", "kill -- -1", "killall5 -9"),
+        must_not_match=("kill -1 1234", "kill -9 1234", "kill %1", "kill -HUP 42"),
+    ),  # fmt: skip
+    rule(
+        "sys.shutdown", "system", H,
+        "shut down, reboot or halt the machine",
+        "ask the owner to restart the machine; restart only the service you changed",
+        programs=("shutdown", "reboot", "halt", "poweroff", "systemctl", "loginctl", "init",
+                  "telinit"),
+        test=_shutdown, aliases=("hardline.shutdown",),
+        must_match=("shutdown -h now", "sudo reboot", "systemctl poweroff", "init 0", "telinit 6",
+                    "halt -f", "systemctl kexec", "loginctl reboot"),
+        must_not_match=("shutdown -c", "systemctl restart nginx", "init --version",
+                        "echo reboot", "systemctl status"),
+    ),  # fmt: skip
+    rule(
+        "sys.sysrq-trigger", "system", H,
+        "write to `/proc/sysrq-trigger` (instant reboot, crash or kill-all)",
+        "do not use magic SysRq; ask the owner",
+        test=_sysrq,
+        must_match=("echo b > /proc/sysrq-trigger", "echo c | sudo tee /proc/sysrq-trigger",
+                    "printf o >/proc/sysrq-trigger"),
+        must_not_match=("cat /proc/sys/kernel/sysrq", "echo 1 > /tmp/sysrq-trigger",
+                        "ls /proc"),
+    ),  # fmt: skip
+    rule(
+        "priv.sudo-stdin-password", "privilege", H,
+        "password piped into `sudo -S`",
+        "never feed sudo a password; ask the owner to run the command",
+        programs=("sudo",), test=_sudo_stdin, aliases=("hardline.sudo-stdin",),
+        must_match=("echo hunter2 | sudo -S apt install x", "sudo -S rm x <<< 'pw'",
+                    "printf 'pw\\n' | sudo --stdin ls", "cat pw.txt | sudo -kS id"),
+        must_not_match=("sudo apt install x", "echo hi | sudo tee f", "sudo -u bob ls -S",
+                        "sudo ls -S"),
+    ),  # fmt: skip
+    rule(
+        "fs.chmod-system-recursive", "filesystem", H,
+        "recursive permission or owner change of `/` or a system directory",
+        "change only the files you own, by their paths",
+        programs=("chmod", "chown", "chgrp"), test=_chmod_system,
+        must_match=("chmod -R 777 /", "sudo chown -R me /usr", "chmod -R 000 /etc/",
+                    "chown --recursive nobody /var", "chgrp -R staff /bin"),
+        must_not_match=("chmod -R 755 ./build", "chown -R me ~/project", "chmod 644 /etc/hosts",
+                        "chown -R www-data /var/www/site"),
+    ),  # fmt: skip
+)

@@ -1,0 +1,95 @@
+"""What an invocation acts on: the trees it deletes, the devices it writes,
+the files it reads and writes. Shared by the rule families."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from redline.shell import paths
+from redline.shell.analysis import Analysis
+from redline.shell.invocation import Invocation
+from redline.shell.model import DYNAMIC, Word
+
+# Raw block devices: disks, partitions, RAID, device-mapper, loop, NBD, MTD.
+RAW_DEVICE = re.compile(
+    r"\A/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|r?disk\d|md\d|md/|dm-\d"
+    r"|mapper/|loop\d|nbd\d|zd\d|bcache\d|mtdblock\d|sr\d|root\b|disk/by-|block/)",
+    re.IGNORECASE,
+)
+
+
+def normalized(word: Word, inv: Invocation) -> str | None:
+    return paths.normalize(word.value, inv.cwd)
+
+
+def is_raw_device(value: str) -> bool:
+    return bool(RAW_DEVICE.match(value))
+
+
+def recursive(inv: Invocation) -> bool:
+    return inv.has_flag("rR", ("recursive",))
+
+
+def deleted_trees(inv: Invocation, analysis: Analysis) -> Iterator[str]:
+    """Normalised paths a command deletes recursively (`rm -r`, `find -delete`,
+    `rsync --delete` onto a destination). Unknown targets yield nothing."""
+    name = inv.name
+    if name == "rm" and recursive(inv):
+        words: tuple[Word, ...] = inv.options.operands
+    elif name == "find" and "-delete" in inv.values:
+        words = find_roots(inv)
+    elif name == "rsync" and any(v.startswith("--delete") for v in inv.values):
+        operands = inv.options.operands
+        words = operands[-1:] if len(operands) >= 2 else ()
+    else:
+        return
+    for word in words:
+        path = normalized(word, inv)
+        if path is not None:
+            yield path
+
+
+def find_roots(inv: Invocation) -> tuple[Word, ...]:
+    roots: list[Word] = []
+    for word in inv.argv[1:]:
+        if word.value.startswith(("-", "(", "!")):
+            break
+        roots.append(word)
+    return tuple(roots) or (Word(".", inv.span, "."),)
+
+
+def dynamic_operand(inv: Invocation) -> bool:
+    return inv.appended_args or any(DYNAMIC in w.value for w in inv.options.operands)
+
+
+def written_files(inv: Invocation) -> Iterator[str]:
+    """Raw values of the files an invocation writes: redirects, `tee`, `cp`
+    and `mv` destinations, `dd of=`, `sed -i`, `ln` targets, `truncate`..."""
+    for redirect in inv.redirects:
+        if redirect.writes and redirect.target is not None:
+            yield redirect.target.value
+    name = inv.name
+    operands = inv.options.operands
+    if name == "tee":
+        yield from (w.value for w in operands)
+    elif name in ("cp", "mv", "install", "ln", "rsync", "scp", "ddrescue"):
+        target_dir = next((v for k, v in inv.options.values if k == "target-directory"), None)
+        if target_dir is not None:
+            yield target_dir
+        elif "t" in inv.options.short:
+            values = inv.values
+            index = values.index(next(v for v in values if v.startswith("-") and "t" in v))
+            if index + 1 < len(values):
+                yield values[index + 1]
+        elif len(operands) >= 2 or (name == "ln" and operands):
+            yield operands[-1].value
+    elif name == "dd":
+        yield from (v[3:] for v in inv.values if v.startswith("of="))
+    elif name in ("sed", "perl") and (inv.has_flag("i", ("in-place",)) or any(
+        v.startswith("-i") for v in inv.values
+    )):
+        yield from (w.value for w in operands[1:])
+    elif name in ("truncate", "shred", "touch", "chmod", "chown", "chgrp", "rm", "unlink"):
+        start = 1 if name in ("chmod", "chown", "chgrp") else 0
+        yield from (w.value for w in operands[start:])
