@@ -51,25 +51,17 @@ def evaluate(analysis: Analysis, rules: tuple[Rule, ...] | None = None) -> tuple
         if key not in hits:
             hits[key] = RuleHit(r.id, r.description, r.severity, r.category, span, r.repair)
 
-    if rules is None:
-        for inv in analysis.invocations:
-            for r in (*_BY_PROGRAM.get(inv.name, ()), *_ANY_PROGRAM):
-                result = r.test(inv, analysis)  # type: ignore[misc]
-                if result:
-                    add(r, result if isinstance(result, Span) else inv.span)
-        for r in _SCANS:
-            for span in r.scan(analysis):  # type: ignore[misc]
-                add(r, span)
-    else:
-        for r in rules:
-            if r.scan is not None:
-                for span in r.scan(analysis):
-                    add(r, span)
+    for inv in analysis.invocations:
+        candidates = (*_BY_PROGRAM.get(inv.name, ()), *_ANY_PROGRAM) if rules is None else rules
+        for r in candidates:
+            if r.test is None or (r.programs and inv.name not in r.programs):
                 continue
-            for inv in analysis.invocations:
-                if r.test is not None and (not r.programs or inv.name in r.programs):
-                    result = r.test(inv, analysis)
-                    if result:
-                        add(r, result if isinstance(result, Span) else inv.span)
+            result = r.test(inv, analysis)
+            if result:
+                add(r, result if isinstance(result, Span) else inv.span)
+    for r in _SCANS if rules is None else rules:
+        if r.scan is not None:
+            for span in r.scan(analysis):
+                add(r, span)
     ordered = sorted(hits.values(), key=lambda h: (-h.severity, h.span.start if h.span else 0))
     return tuple(ordered)

@@ -4,11 +4,11 @@ or approval can lift them (F-RULES-1)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from redline.decision import Severity, Span
 from redline.rules import targets
-from redline.rules.model import Rule, rule
+from redline.rules.model import InvocationTest, Rule, rule
 from redline.shell import paths
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import inline_code
@@ -17,9 +17,9 @@ from redline.shell.invocation import Invocation
 H = Severity.HARDLINE
 
 
-def _deletes(predicate: object) -> object:
+def _deletes(predicate: Callable[[str], bool]) -> InvocationTest:
     def test(inv: Invocation, analysis: Analysis) -> bool:
-        return any(predicate(p) for p in targets.deleted_trees(inv, analysis))  # type: ignore[operator]
+        return any(predicate(p) for p in targets.deleted_trees(inv, analysis))
 
     return test
 
@@ -31,7 +31,9 @@ def _delete_system(inv: Invocation, analysis: Analysis) -> bool:
     )
 
 
-_MKFS = re.compile(r"\A(?:mkfs(?:\.\w+)?|mke2fs|mkswap|mkdosfs|mkntfs|mkexfatfs|mkfs_\w+|newfs(?:_\w+)?)\Z")
+_MKFS = re.compile(
+    r"\A(?:mkfs(?:\.\w+)?|mke2fs|mkswap|mkdosfs|mkntfs|mkexfatfs|mkfs_\w+|newfs(?:_\w+)?)\Z"
+)
 
 
 def _mkfs_device(inv: Invocation, analysis: Analysis) -> bool:
@@ -146,9 +148,9 @@ def _sudo_stdin(inv: Invocation, analysis: Analysis) -> bool:
         return False
     values = inv.values
     flags_end = next((k for k, v in enumerate(values) if not v.startswith("-")), len(values))
-    if not any(v.startswith("-") and not v.startswith("--") and "S" in v for v in values[:flags_end]) and (
-        "--stdin" not in values[:flags_end]
-    ):
+    if not any(
+        v.startswith("-") and not v.startswith("--") and "S" in v for v in values[:flags_end]
+    ) and ("--stdin" not in values[:flags_end]):
         return False
     fed = inv.upstream or inv.stdin_text is not None
     return bool(fed) or any(r.op == "<" for r in inv.redirects)
@@ -171,147 +173,311 @@ def _chmod_system(inv: Invocation, analysis: Analysis) -> bool:
 
 HARDLINES: tuple[Rule, ...] = (
     rule(
-        "fs.delete-root", "filesystem", H,
+        "fs.delete-root",
+        "filesystem",
+        H,
         "recursive delete of the root filesystem",
         "delete the specific directory you mean, by its full path; never `/`",
-        programs=("rm", "find", "rsync"), test=_deletes(paths.is_root),  # type: ignore[arg-type]
+        programs=("rm", "find", "rsync"),
+        test=_deletes(paths.is_root),
         aliases=("rm-root", "hardline.rm-root"),
-        must_match=("rm -rf /", "rm -r -f //", "rm --recursive --force /*", "rm -rf / *",
-                    "find / -delete", "rm -rf /./..", "sudo rm -rf --no-preserve-root /"),
-        must_not_match=("rm -rf /tmp/build", "rm -f /", "rm -rf ./", "echo rm -rf /",
-                        "find / -name '*.log'"),
-    ),  # fmt: skip
+        must_match=(
+            "rm -rf /",
+            "rm -r -f //",
+            "rm --recursive --force /*",
+            "rm -rf / *",
+            "find / -delete",
+            "rm -rf /./..",
+            "sudo rm -rf --no-preserve-root /",
+        ),
+        must_not_match=(
+            "rm -rf /tmp/build",
+            "rm -f /",
+            "rm -rf ./",
+            "echo rm -rf /",
+            "find / -name '*.log'",
+        ),
+    ),
     rule(
-        "fs.delete-system-dir", "filesystem", H,
+        "fs.delete-system-dir",
+        "filesystem",
+        H,
         "recursive delete of a system directory",
         "delete only the files you created, by their full paths; system directories "
         "are managed by the package manager",
-        programs=("rm", "find", "rsync"), test=_delete_system,
+        programs=("rm", "find", "rsync"),
+        test=_delete_system,
         aliases=("hardline.rm-system-dir",),
-        must_match=("rm -rf /etc", "sudo -u root rm -rf /usr/", "rm -fr /var/*", "rm -rf /e*",
-                    "find /boot -delete", "rm -Rf /USR", "rsync -a --delete empty/ /etc/"),
-        must_not_match=("rm -rf /etc/nginx/sites-enabled/old", "rm /etc/motd",
-                        "rm -rf /tmp/etc", "rm -rf ./usr", "ls -R /usr"),
-    ),  # fmt: skip
+        must_match=(
+            "rm -rf /etc",
+            "sudo -u root rm -rf /usr/",
+            "rm -fr /var/*",
+            "rm -rf /e*",
+            "find /boot -delete",
+            "rm -Rf /USR",
+            "rsync -a --delete empty/ /etc/",
+        ),
+        must_not_match=(
+            "rm -rf /etc/nginx/sites-enabled/old",
+            "rm /etc/motd",
+            "rm -rf /tmp/etc",
+            "rm -rf ./usr",
+            "ls -R /usr",
+        ),
+    ),
     rule(
-        "fs.delete-home", "filesystem", H,
+        "fs.delete-home",
+        "filesystem",
+        H,
         "recursive delete of the home directory",
         "delete the specific project or cache directory inside your home instead",
-        programs=("rm", "find", "rsync"), test=_deletes(paths.is_home_dir),  # type: ignore[arg-type]
+        programs=("rm", "find", "rsync"),
+        test=_deletes(paths.is_home_dir),
         aliases=("hardline.rm-home",),
-        must_match=("rm -rf ~", "rm -rf ~/", "rm -rf $HOME", "rm -rf \"${HOME}/\"", "rm -rf ~/*",
-                    "rm -rf /home/alice", "rm -rf /root"),
-        must_not_match=("rm -rf ~/projects/tmp", "rm ~/notes.txt", "rm -rf $HOME/.cache/pip",
-                        "ls ~"),
-    ),  # fmt: skip
+        must_match=(
+            "rm -rf ~",
+            "rm -rf ~/",
+            "rm -rf $HOME",
+            'rm -rf "${HOME}/"',
+            "rm -rf ~/*",
+            "rm -rf /home/alice",
+            "rm -rf /root",
+        ),
+        must_not_match=(
+            "rm -rf ~/projects/tmp",
+            "rm ~/notes.txt",
+            "rm -rf $HOME/.cache/pip",
+            "ls ~",
+        ),
+    ),
     rule(
-        "disk.mkfs-device", "disk", H,
+        "disk.mkfs-device",
+        "disk",
+        H,
         "format a filesystem onto a block device",
         "format an image file instead (`mkfs.ext4 disk.img`), or ask the owner to do it",
-        test=_mkfs_device, aliases=("hardline.mkfs",),
-        must_match=("mkfs.ext4 /dev/sda1", "sudo mkfs -t xfs /dev/nvme0n1p2", "mkswap /dev/sdb2",
-                    "mke2fs -F /dev/vdb"),
-        must_not_match=("mkfs.ext4 disk.img", "mkfs.vfat -C floppy.img 1440", "man mkfs",
-                        "echo mkfs /dev/sda"),
-    ),  # fmt: skip
+        test=_mkfs_device,
+        aliases=("hardline.mkfs",),
+        must_match=(
+            "mkfs.ext4 /dev/sda1",
+            "sudo mkfs -t xfs /dev/nvme0n1p2",
+            "mkswap /dev/sdb2",
+            "mke2fs -F /dev/vdb",
+        ),
+        must_not_match=(
+            "mkfs.ext4 disk.img",
+            "mkfs.vfat -C floppy.img 1440",
+            "man mkfs",
+            "echo mkfs /dev/sda",
+        ),
+    ),
     rule(
-        "disk.dd-device", "disk", H,
+        "disk.dd-device",
+        "disk",
+        H,
         "`dd` onto a raw block device",
         "write to an image file (`of=disk.img`) instead of a device",
-        programs=("dd",), test=_dd_device, aliases=("hardline.dd",),
-        must_match=("dd if=/dev/zero of=/dev/sda bs=1M", "sudo dd if=img.iso of=/dev/sdb",
-                    "dd of=/dev/nvme0n1 if=x", "dd if=/dev/urandom of=/dev/mapper/root"),
-        must_not_match=("dd if=/dev/zero of=test.img bs=1M count=10", "dd if=/dev/sda of=backup.img",
-                        "dd if=x of=/dev/null"),
-    ),  # fmt: skip
+        programs=("dd",),
+        test=_dd_device,
+        aliases=("hardline.dd",),
+        must_match=(
+            "dd if=/dev/zero of=/dev/sda bs=1M",
+            "sudo dd if=img.iso of=/dev/sdb",
+            "dd of=/dev/nvme0n1 if=x",
+            "dd if=/dev/urandom of=/dev/mapper/root",
+        ),
+        must_not_match=(
+            "dd if=/dev/zero of=test.img bs=1M count=10",
+            "dd if=/dev/sda of=backup.img",
+            "dd if=x of=/dev/null",
+        ),
+    ),
     rule(
-        "disk.redirect-device", "disk", H,
+        "disk.redirect-device",
+        "disk",
+        H,
         "shell redirect onto a raw block device",
         "redirect into a regular file instead",
-        test=_redirect_device, aliases=("hardline.redirect-device",),
-        must_match=("echo hi > /dev/sda", "cat img >/dev/sdb1", "cat x 1>>/dev/nvme0n1",
-                    "for i in 1; do echo; done > /dev/vda", "echo \"$(cat f > /dev/sda)\""),
-        must_not_match=("echo 'cat f > /dev/sda'", "echo hi > /dev/null", "cat /dev/sda > disk.img",
-                        "ls 2>/dev/stderr"),
-    ),  # fmt: skip
+        test=_redirect_device,
+        aliases=("hardline.redirect-device",),
+        must_match=(
+            "echo hi > /dev/sda",
+            "cat img >/dev/sdb1",
+            "cat x 1>>/dev/nvme0n1",
+            "for i in 1; do echo; done > /dev/vda",
+            'echo "$(cat f > /dev/sda)"',
+        ),
+        must_not_match=(
+            "echo 'cat f > /dev/sda'",
+            "echo hi > /dev/null",
+            "cat /dev/sda > disk.img",
+            "ls 2>/dev/stderr",
+        ),
+    ),
     rule(
-        "disk.copy-to-device", "disk", H,
+        "disk.copy-to-device",
+        "disk",
+        H,
         "copy or tee onto a raw block device",
         "copy into a regular file instead",
-        programs=_COPIERS, test=_copy_device,
-        must_match=("cp image.iso /dev/sdb", "tee /dev/sda < img", "sudo install -m 644 x /dev/vda",
-                    "ddrescue in.img /dev/sdc"),
+        programs=_COPIERS,
+        test=_copy_device,
+        must_match=(
+            "cp image.iso /dev/sdb",
+            "tee /dev/sda < img",
+            "sudo install -m 644 x /dev/vda",
+            "ddrescue in.img /dev/sdc",
+        ),
         must_not_match=("cp /dev/sda disk.img", "tee out.log", "cp a b"),
-    ),  # fmt: skip
+    ),
     rule(
-        "disk.wipe-device", "disk", H,
+        "disk.wipe-device",
+        "disk",
+        H,
         "wipe or erase a block device (`shred`, `wipefs`, `blkdiscard`...)",
         "wipe an image file instead, or ask the owner to erase the device",
-        programs=_WIPERS, test=_wipe_device,
-        must_match=("shred -n 3 /dev/sda", "wipefs -a /dev/sdb", "blkdiscard /dev/nvme0n1",
-                    "sgdisk --zap-all /dev/sda", "wipefs --all /dev/sdb1"),
-        must_not_match=("shred -u secret.txt", "wipefs /dev/sda", "wipefs -a disk.img",
-                        "sgdisk -p /dev/sda"),
-    ),  # fmt: skip
+        programs=_WIPERS,
+        test=_wipe_device,
+        must_match=(
+            "shred -n 3 /dev/sda",
+            "wipefs -a /dev/sdb",
+            "blkdiscard /dev/nvme0n1",
+            "sgdisk --zap-all /dev/sda",
+            "wipefs --all /dev/sdb1",
+        ),
+        must_not_match=(
+            "shred -u secret.txt",
+            "wipefs /dev/sda",
+            "wipefs -a disk.img",
+            "sgdisk -p /dev/sda",
+        ),
+    ),
     rule(
-        "proc.fork-bomb", "process", H,
+        "proc.fork-bomb",
+        "process",
+        H,
         "fork bomb: a function that spawns copies of itself without end",
         "run a bounded number of background jobs instead",
-        scan=_fork_bomb, aliases=("hardline.fork-bomb",),
-        must_match=(":(){ :|:& };:", "bomb() { bomb | bomb & }; bomb",
-                    "f(){ f|f & }; f", "perl -e 'fork while fork'",
-                    "python3 -c 'import os\nwhile True: os.fork()'"),
-        must_not_match=("echo ':(){ :|:& };:'", "f() { echo hi & }; f", "g() { g; }",
-                        "git log --format=':(){'"),
-    ),  # fmt: skip
+        scan=_fork_bomb,
+        aliases=("hardline.fork-bomb",),
+        must_match=(
+            ":(){ :|:& };:",
+            "bomb() { bomb | bomb & }; bomb",
+            "f(){ f|f & }; f",
+            "perl -e 'fork while fork'",
+            "python3 -c 'import os\nwhile True: os.fork()'",
+        ),
+        must_not_match=(
+            "echo ':(){ :|:& };:'",
+            "f() { echo hi & }; f",
+            "g() { g; }",
+            "git log --format=':(){'",
+        ),
+    ),
     rule(
-        "proc.kill-all", "process", H,
+        "proc.kill-all",
+        "process",
+        H,
         "kill every process on the machine (`kill -1`)",
         "kill the specific process by its PID",
-        programs=("kill", "killall5"), test=_kill_all, aliases=("hardline.kill-all",),
+        programs=("kill", "killall5"),
+        test=_kill_all,
+        aliases=("hardline.kill-all",),
         must_match=("kill -9 -1", "kill -KILL -1", "kill -s KILL -1", "kill -- -1", "killall5 -9"),
         must_not_match=("kill -1 1234", "kill -9 1234", "kill %1", "kill -HUP 42"),
-    ),  # fmt: skip
+    ),
     rule(
-        "sys.shutdown", "system", H,
+        "sys.shutdown",
+        "system",
+        H,
         "shut down, reboot or halt the machine",
         "ask the owner to restart the machine; restart only the service you changed",
-        programs=("shutdown", "reboot", "halt", "poweroff", "systemctl", "loginctl", "init",
-                  "telinit"),
-        test=_shutdown, aliases=("hardline.shutdown",),
-        must_match=("shutdown -h now", "sudo reboot", "systemctl poweroff", "init 0", "telinit 6",
-                    "halt -f", "systemctl kexec", "loginctl reboot"),
-        must_not_match=("shutdown -c", "systemctl restart nginx", "init --version",
-                        "echo reboot", "systemctl status"),
-    ),  # fmt: skip
+        programs=(
+            "shutdown",
+            "reboot",
+            "halt",
+            "poweroff",
+            "systemctl",
+            "loginctl",
+            "init",
+            "telinit",
+        ),
+        test=_shutdown,
+        aliases=("hardline.shutdown",),
+        must_match=(
+            "shutdown -h now",
+            "sudo reboot",
+            "systemctl poweroff",
+            "init 0",
+            "telinit 6",
+            "halt -f",
+            "systemctl kexec",
+            "loginctl reboot",
+        ),
+        must_not_match=(
+            "shutdown -c",
+            "systemctl restart nginx",
+            "init --version",
+            "echo reboot",
+            "systemctl status",
+        ),
+    ),
     rule(
-        "sys.sysrq-trigger", "system", H,
+        "sys.sysrq-trigger",
+        "system",
+        H,
         "write to `/proc/sysrq-trigger` (instant reboot, crash or kill-all)",
         "do not use magic SysRq; ask the owner",
         test=_sysrq,
-        must_match=("echo b > /proc/sysrq-trigger", "echo c | sudo tee /proc/sysrq-trigger",
-                    "printf o >/proc/sysrq-trigger"),
-        must_not_match=("cat /proc/sys/kernel/sysrq", "echo 1 > /tmp/sysrq-trigger",
-                        "ls /proc"),
-    ),  # fmt: skip
+        must_match=(
+            "echo b > /proc/sysrq-trigger",
+            "echo c | sudo tee /proc/sysrq-trigger",
+            "printf o >/proc/sysrq-trigger",
+        ),
+        must_not_match=("cat /proc/sys/kernel/sysrq", "echo 1 > /tmp/sysrq-trigger", "ls /proc"),
+    ),
     rule(
-        "priv.sudo-stdin-password", "privilege", H,
+        "priv.sudo-stdin-password",
+        "privilege",
+        H,
         "password piped into `sudo -S`",
         "never feed sudo a password; ask the owner to run the command",
-        programs=("sudo",), test=_sudo_stdin, aliases=("hardline.sudo-stdin",),
-        must_match=("echo hunter2 | sudo -S apt install x", "sudo -S rm x <<< 'pw'",
-                    "printf 'pw\\n' | sudo --stdin ls", "cat pw.txt | sudo -kS id"),
-        must_not_match=("sudo apt install x", "echo hi | sudo tee f", "sudo -u bob ls -S",
-                        "sudo ls -S"),
-    ),  # fmt: skip
+        programs=("sudo",),
+        test=_sudo_stdin,
+        aliases=("hardline.sudo-stdin",),
+        must_match=(
+            "echo hunter2 | sudo -S apt install x",
+            "sudo -S rm x <<< 'pw'",
+            "printf 'pw\\n' | sudo --stdin ls",
+            "cat pw.txt | sudo -kS id",
+        ),
+        must_not_match=(
+            "sudo apt install x",
+            "echo hi | sudo tee f",
+            "sudo -u bob ls -S",
+            "sudo ls -S",
+        ),
+    ),
     rule(
-        "fs.chmod-system-recursive", "filesystem", H,
+        "fs.chmod-system-recursive",
+        "filesystem",
+        H,
         "recursive permission or owner change of `/` or a system directory",
         "change only the files you own, by their paths",
-        programs=("chmod", "chown", "chgrp"), test=_chmod_system,
-        must_match=("chmod -R 777 /", "sudo chown -R me /usr", "chmod -R 000 /etc/",
-                    "chown --recursive nobody /var", "chgrp -R staff /bin"),
-        must_not_match=("chmod -R 755 ./build", "chown -R me ~/project", "chmod 644 /etc/hosts",
-                        "chown -R www-data /var/www/site"),
-    ),  # fmt: skip
+        programs=("chmod", "chown", "chgrp"),
+        test=_chmod_system,
+        must_match=(
+            "chmod -R 777 /",
+            "sudo chown -R me /usr",
+            "chmod -R 000 /etc/",
+            "chown --recursive nobody /var",
+            "chgrp -R staff /bin",
+        ),
+        must_not_match=(
+            "chmod -R 755 ./build",
+            "chown -R me ~/project",
+            "chmod 644 /etc/hosts",
+            "chown -R www-data /var/www/site",
+        ),
+    ),
 )

@@ -22,21 +22,36 @@ def _dynamic_command(inv: Invocation, analysis: Analysis) -> bool:
 
 SHELL_RULES: tuple[Rule, ...] = (
     rule(
-        "shell.unparsable", "shell", Severity.DANGEROUS,
+        "shell.unparsable",
+        "shell",
+        Severity.DANGEROUS,
         "the command could not be fully parsed, so it cannot be checked",
         "close every quote, bracket and block, and keep the command under 2 MB",
         scan=_unparsable,
-        must_match=("echo 'unterminated", "if true; then echo", "echo $(ls", "ls |", "cat <<EOF\nx",
-                    "a\x00b"),
+        must_match=(
+            "echo 'unterminated",
+            "if true; then echo",
+            "echo $(ls",
+            "ls |",
+            "cat <<EOF\nx",
+            "a\x00b",
+        ),
         must_not_match=("echo 'done'", "if true; then echo; fi", "echo $(ls)", "ls | wc -l"),
-    ),  # fmt: skip
+    ),
     rule(
-        "shell.dynamic-command", "shell", Severity.DANGEROUS,
+        "shell.dynamic-command",
+        "shell",
+        Severity.DANGEROUS,
         "the program to run is computed at run time, so it cannot be checked",
         "write the program's name literally instead of through a variable or substitution",
         test=_dynamic_command,
-        must_match=("$CMD -rf /", "$(echo rm) x", "`which rm` -rf /tmp/x", "\"$1\" arg",
-                    "${TOOL} --version"),
-        must_not_match=("echo $CMD", "a=rm; $a --version", "ls $(pwd)", "\"$HOME/bin/tool\" x"),
-    ),  # fmt: skip
+        must_match=(
+            "$CMD -rf /",
+            "$(echo rm) x",
+            "`which rm` -rf /tmp/x",
+            '"$1" arg',
+            "${TOOL} --version",
+        ),
+        must_not_match=("echo $CMD", "a=rm; $a --version", "ls $(pwd)", '"$HOME/bin/tool" x'),
+    ),
 )

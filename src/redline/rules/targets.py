@@ -86,9 +86,9 @@ def written_files(inv: Invocation) -> Iterator[str]:
             yield operands[-1].value
     elif name == "dd":
         yield from (v[3:] for v in inv.values if v.startswith("of="))
-    elif name in ("sed", "perl") and (inv.has_flag("i", ("in-place",)) or any(
-        v.startswith("-i") for v in inv.values
-    )):
+    elif name in ("sed", "perl") and (
+        inv.has_flag("i", ("in-place",)) or any(v.startswith("-i") for v in inv.values)
+    ):
         yield from (w.value for w in operands[1:])
     elif name in ("truncate", "shred", "touch", "chmod", "chown", "chgrp", "rm", "unlink"):
         start = 1 if name in ("chmod", "chown", "chgrp") else 0

@@ -68,9 +68,7 @@ class _Builder:
         script = Parser(text, dict(env)).parse()
         where = f" (inside {via[-1]})" if via else ""
         self.errors.extend(error + where for error in script.errors)
-        self.functions.extend(
-            replace(f, span=origin.map(f.span)) for f in script.functions
-        )
+        self.functions.extend(replace(f, span=origin.map(f.span)) for f in script.functions)
         first_of: list[int] = []
         for cmd in script.commands:
             first_of.append(len(self.invocations))

@@ -84,8 +84,8 @@ def inline_code(inv: Invocation) -> str | None:
             if flag.startswith("--") and value.startswith(flag + "="):
                 return value[len(flag) + 1 :]
     if family in ("awk", "gawk", "mawk", "nawk"):
-        operands = [w for w in argv[1:] if not w.value.startswith("-")]
-        return operands[0].value if operands else None
+        programs = [w for w in argv[1:] if not w.value.startswith("-")]
+        return programs[0].value if programs else None
     operands = inv.options.operands
     if not operands or operands[0].value == "-":
         return inv.stdin_text

@@ -144,7 +144,7 @@ def matching_close(text: str, start: int, opener: str, closer: str) -> int:
         if c == "\\":
             i += 2
             continue
-        if c == "'" :
+        if c == "'":
             j = text.find("'", i + 1)
             i = n if j == -1 else j + 1
             continue

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from redline.decision import Span
 from redline.shell import lexer
+from redline.shell.compound import CompoundParser
 from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCommand, Word
 from redline.shell.words import WordScanner
 
@@ -45,7 +46,7 @@ class ParseAbort(Exception):
     """Raised inside the parser when a bound is hit; the parse stops there."""
 
 
-class Parser(WordScanner):
+class Parser(CompoundParser, WordScanner):
     def __init__(self, src: str, env: Mapping[str, str] | None = None) -> None:
         self.src = src
         self.n = len(src)
@@ -145,7 +146,7 @@ class Parser(WordScanner):
                 continue
             if c in ";&|":
                 if src.startswith("&&", self.i) or src.startswith("||", self.i):
-                    self.errors.append(f"`{src[self.i:self.i + 2]}` with no command before it")
+                    self.errors.append(f"`{src[self.i : self.i + 2]}` with no command before it")
                     self.i += 2
                 elif c == "|":
                     self.errors.append(f"`|` with no command before it at offset {self.i}")
@@ -189,9 +190,9 @@ class Parser(WordScanner):
                     else:
                         break
                 continue
-            if self.i < self.n and src[self.i] in ";&" and not src.startswith(";;", self.i):
-                if not src.startswith(";&", self.i) and not src.startswith("&>", self.i):
-                    self.i += 1
+            at_separator = self.i < self.n and src[self.i] in ";&"
+            if at_separator and not src.startswith((";;", ";&", "&>"), self.i):
+                self.i += 1
             return
 
     def parse_pipeline(self) -> None:
@@ -267,191 +268,11 @@ class Parser(WordScanner):
                     return word
         return None
 
-    def _keyword(self, word: str) -> None:
-        self.i += len(word)
-        if word in ("fi", "done", "esac", "}"):
-            if self.blocks and lexer.BLOCK_CLOSER[self.blocks[-1]] == word:
-                self.blocks.pop()
-            else:
-                self.errors.append(f"`{word}` does not close an open block")
-            self._trailing_redirects()
-            return
-        if word == "function":
-            self.skip_blanks()
-            name = self.scan_word(split=False)
-            self.skip_blanks()
-            if self.src.startswith("()", self.i):
-                self.i += 2
-            self._function_body(name[0].value if name else "", self.i)
-            return
-        if word == "[[":
-            self._conditional()
-            return
-        if word in lexer.BLOCK_CLOSER:
-            self.blocks.append(word)
-            if word in ("for", "select"):
-                self._for_header()
-            elif word == "case":
-                self._case()
-                return
-            self._until_closed(len(self.blocks) - 1)
-            return
-        if word == "time":
-            self.skip_blanks()
-            if self._at_word("-p"):
-                self.i += 2
-        self.parse_pipeline()
-
-    def _until_closed(self, open_blocks: int) -> None:
-        """Parse a compound command's body until its block is closed."""
-        src = self.src
-        while len(self.blocks) > open_blocks:
-            self.skip_blanks()
-            if self.i >= self.n or src[self.i] == ")":
-                return
-            before = self.i
-            closer = lexer.BLOCK_CLOSER[self.blocks[-1]]
-            if src[self.i] == "\n":
-                self._newline()
-            elif src[self.i] in ";&" and not src.startswith(";;", self.i):
-                self.i += 1
-            elif self._peek_keyword() == closer:
-                # Closed here, not inside a nested pipeline, so `} | cmd` pipes the group.
-                self.i += len(closer)
-                self.blocks.pop()
-                self._trailing_redirects()
-                return
-            else:
-                self.parse_and_or()
-            if self.i == before:
-                self.errors.append(f"unexpected `{src[self.i]}` at offset {self.i}")
-                self.i += 1
-
-    def _for_header(self) -> None:
-        self.skip_blanks()
-        if self.src.startswith("((", self.i):
-            self._arithmetic_command()
-            return
-        self._scan_words_until(stop_at_paren=False)  # the loop variable
-        self.skip_blanks()
-        if self._at_word("in"):
-            self.i += 2
-            # The list is data; scanning it registers the substitutions that run.
-            self._scan_words_until(stop_at_paren=False)
-
-    def _scan_words_until(self, stop_at_paren: bool) -> list[Word]:
-        words: list[Word] = []
-        while True:
-            self.skip_blanks()
-            if self.i >= self.n or self.src[self.i] in ";\n&|<>)" or (
-                stop_at_paren and self.src[self.i] == "("
-            ):
-                return words
-            if self.src[self.i] == "(":
-                self.errors.append(f"unexpected `(` at offset {self.i}")
-                self.i += 1
-                continue
-            words.extend(self.scan_word())
-
-    def _case(self) -> None:
-        self.skip_blanks()
-        self.scan_word()
-        self.skip_blanks()
-        while self.i < self.n and self.src[self.i] == "\n":
-            self._newline()
-            self.skip_blanks()
-        if self._at_word("in"):
-            self.i += 2
-        else:
-            self.errors.append("`case` without `in`")
-        while True:
-            while True:
-                self.skip_blanks()
-                if self.i < self.n and self.src[self.i] in "\n;":
-                    if self.src[self.i] == "\n":
-                        self._newline()
-                    else:
-                        self.i += 1
-                else:
-                    break
-            if self.i >= self.n:
-                return
-            if self._at_word("esac"):
-                self._keyword("esac")
-                return
-            if self.src[self.i] == "(":
-                self.i += 1
-            while self.i < self.n and self.src[self.i] != ")":  # the patterns are data
-                if self.src[self.i] in " \t|\n":
-                    self.i += 1
-                    continue
-                before = self.i
-                self.scan_word()
-                if self.i == before:
-                    self.i += 1
-            self.i += 1
-            self.parse_list(closer=";;")
-            for token in (";;&", ";;", ";&"):
-                if self.src.startswith(token, self.i):
-                    self.i += len(token)
-                    break
-
-    def _conditional(self) -> None:
-        """`[[ ... ]]` tests data, but its substitutions run."""
-        while self.i < self.n:
-            self.skip_blanks()
-            if self._at_word("]]"):
-                self.i += 2
-                return
-            if self.i < self.n and self.src[self.i] in "\n":
-                self._newline()
-                continue
-            if self.i < self.n and self.src[self.i] in "()<>&|;":
-                self.i += 1
-                continue
-            self.scan_word()
-        self.errors.append("`[[` is never closed")
-
-    def _arithmetic_command(self) -> None:
-        end = lexer.matching_close(self.src, self.i, "((", "))")
-        if end == -1:
-            self.errors.append("`((` is never closed")
-            end = self.n
-        self._substitutions_in(self.i + 2, end)
-        self.i = min(end + 2, self.n)
-
-    def _function_body(self, name: str, start: int) -> None:
-        first = len(self.cmds)
-        self.parse_command()
-        body_cmds = self.cmds[first:]
-        body_text = self.src[start : self.i]
-        forks = "|" in body_text or "&" in body_text
-        self.functions.append(
-            FunctionDef(
-                name=name,
-                span=Span(start, self.i),
-                body=tuple(
-                    SimpleCommand(tuple(c.words), tuple(c.redirects), Span(c.start, c.end))
-                    for c in body_cmds
-                ),
-                forks=forks,
-            )
-        )
-
-    def _trailing_redirects(self) -> None:
-        """Redirects after `)`, `}`, `done`, `fi`: kept as a command with no words."""
-        start = self.i
-        redirects: list[Redirect] = []
-        while True:
-            self.skip_blanks()
-            redirect = self.scan_redirect()
-            if redirect is None:
-                break
-            redirects.append(redirect)
-        if redirects:
-            self.cmds.append(_Cmd([], redirects, [], start, self.i, parent=self.current_cmd))
-
     # -- simple commands ---------------------------------------------------
+
+    def _wordless(self, redirects: list[Redirect], start: int) -> None:
+        """Redirects of a compound command, kept as a command with no words."""
+        self.cmds.append(_Cmd([], redirects, [], start, self.i, parent=self.current_cmd))
 
     def parse_simple(self) -> None:
         src = self.src
@@ -618,14 +439,24 @@ class Parser(WordScanner):
         exact = "\\" not in text
         base = len(self.cmds)
         for command in script.commands:
-            span = Span(offset + command.span.start, offset + command.span.end) if exact else (
-                Span(offset, offset + len(text))
+            span = (
+                Span(offset + command.span.start, offset + command.span.end)
+                if exact
+                else (Span(offset, offset + len(text)))
             )
             parent = command.parent + base if command.parent >= 0 else self.current_cmd
             pipeline = command.pipeline + len(self.pipelines) if command.pipeline >= 0 else -1
             self.cmds.append(
-                _Cmd(list(command.words), list(command.redirects), list(command.assignments),
-                     span.start, span.end, parent, pipeline, command.position)  # fmt: skip
+                _Cmd(
+                    list(command.words),
+                    list(command.redirects),
+                    list(command.assignments),
+                    span.start,
+                    span.end,
+                    parent,
+                    pipeline,
+                    command.position,
+                )
             )
         self.pipelines.extend(tuple(m + base for m in p) for p in script.pipelines)
         self.functions.extend(script.functions)

@@ -9,7 +9,9 @@ the commands they are.
 
 from __future__ import annotations
 
+import itertools
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from redline.decision import Span
 from redline.shell import lexer
@@ -45,14 +47,13 @@ class WordScanner:
     errors: list[str]
     vars: dict[str, str]
 
-    def parse_list(self, closer: str | None) -> None:
-        raise NotImplementedError
+    if TYPE_CHECKING:
 
-    def _sub_parse(self, text: str, offset: int) -> None:
-        raise NotImplementedError
+        def parse_list(self, closer: str | None) -> None: ...
 
-    def _substitutions_in(self, start: int, end: int) -> None:
-        raise NotImplementedError
+        def _sub_parse(self, text: str, offset: int) -> None: ...
+
+        def _substitutions_in(self, start: int, end: int) -> None: ...
 
     def scan_word(self, split: bool = True) -> list[Word]:
         src, n = self.src, self.n
@@ -115,7 +116,7 @@ class WordScanner:
         values = [value]
         if split and b.splits:
             cuts = [0, *b.splits, len(value)]
-            values = [value[a:z] for a, z in zip(cuts, cuts[1:], strict=False) if value[a:z]]
+            values = [value[a:z] for a, z in itertools.pairwise(cuts) if value[a:z]]
         if split and b.braces:
             values = [expanded for v in values for expanded in lexer.brace_expand(v)]
         return [Word(raw, span, v, b.quoted, b.glob) for v in values]

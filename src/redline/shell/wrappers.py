@@ -34,9 +34,11 @@ def _w(short: str = "", long: str = "", **kwargs: object) -> Wrapper:
 
 
 WRAPPERS: dict[str, Wrapper] = {
-    "sudo": _w("ughpCDrtUTR", "user group host prompt close-from chdir role type other-user "
-               "command-timeout chroot", lookup_only=frozenset({"-l", "--list", "-v", "-V",
-               "--validate", "--version", "-k", "-K"})),  # fmt: skip
+    "sudo": _w(
+        "ughpCDrtUTR",
+        "user group host prompt close-from chdir role type other-user command-timeout chroot",
+        lookup_only=frozenset({"-l", "--list", "-v", "-V", "--validate", "--version", "-k", "-K"}),
+    ),
     "doas": _w("uC", ""),
     "run0": _w("u", "user unit property description slice"),
     "pkexec": _w("", "user"),
@@ -54,8 +56,11 @@ WRAPPERS: dict[str, Wrapper] = {
     "stdbuf": _w("ioe", "input output error"),
     "timeout": _w("sk", "signal kill-after", operands=1),
     "watch": _w("nqd", "interval differences equexit"),
-    "xargs": _w("adEeIiLlnPs", "arg-file delimiter eof replace max-lines max-args "
-                "max-procs max-chars process-slot-var", appends_args=True),  # fmt: skip
+    "xargs": _w(
+        "adEeIiLlnPs",
+        "arg-file delimiter eof replace max-lines max-args max-procs max-chars process-slot-var",
+        appends_args=True,
+    ),
     "parallel": _w("jSIaNnd", "jobs sshlogin arg-file delimiter", appends_args=True),
     "strace": _w("eoOpPsSuIXbE", "output trace signal"),
     "ltrace": _w("eoOpnSsuAa", "output"),
