@@ -126,7 +126,7 @@ def test_edit_with_rehash_is_found_at_the_edited_entry() -> None:
 def test_deletion_leaving_a_gap_is_found() -> None:
     links = build(5)
     del links[1]
-    assert verify(links).broken == Break(2, BreakKind.DELETED, "entries 2 are missing")
+    assert verify(links).broken == Break(2, BreakKind.DELETED, "entry 2 is missing")
 
 
 def test_deletion_of_several_is_named_as_a_range() -> None:
@@ -177,7 +177,7 @@ def test_reorder_is_found() -> None:
 def test_out_of_order_seq_is_a_reorder() -> None:
     links = build(3)
     assert verify([links[0], links[2], links[1]]).broken == Break(
-        2, BreakKind.DELETED, "entries 2 are missing"
+        2, BreakKind.DELETED, "entry 2 is missing"
     )
     assert verify([links[0], links[1], links[0]]).broken == Break(
         1, BreakKind.REORDERED, "it comes after entry 2"

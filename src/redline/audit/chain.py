@@ -128,8 +128,8 @@ def _done(expected: int, prev: str, broken: Break | None) -> Verification:
 
 def _gap(expected: int, seq: int) -> Break:
     if seq > expected:
-        missing = str(expected) if seq == expected + 1 else f"{expected} to {seq - 1}"
-        return Break(expected, BreakKind.DELETED, f"entries {missing} are missing")
+        missing = f"entry {expected} is" if seq == expected + 1 else f"entries {expected} to {seq - 1} are"
+        return Break(expected, BreakKind.DELETED, f"{missing} missing")
     return Break(seq, BreakKind.REORDERED, f"it comes after entry {expected - 1}")
 
 

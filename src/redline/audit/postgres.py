@@ -1,0 +1,263 @@
+"""The PostgreSQL log backend, for several service replicas and many agents.
+
+`postgresql://USER@HOST:PORT/DB?schema=NAME` (default schema `redline`). Each
+append takes a table lock that only appenders contend for (`SHARE ROW
+EXCLUSIVE`, readers are not blocked), reads the head and inserts in one
+transaction, so concurrent appenders never fork the chain.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime
+from types import TracebackType
+from typing import Any, Self
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+import psycopg
+from psycopg import sql
+
+from redline.audit.chain import GENESIS, payload_digest, seal
+from redline.audit.entry import Entry, Head, Link, Record, format_time
+from redline.audit.store import LogUnavailable, Payload, Query, display_url, where
+
+DEFAULT_SCHEMA = "redline"
+CONNECT_TIMEOUT_S = 5
+_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
+
+
+def _generated(name: str) -> str:
+    return f"{name} text GENERATED ALWAYS AS ((body::jsonb) ->> '{name}') STORED"
+
+
+_SCHEMA = (
+    "CREATE SCHEMA IF NOT EXISTS {schema}",
+    f"""CREATE TABLE IF NOT EXISTS {{schema}}.entries (
+        seq bigint PRIMARY KEY,
+        prev text NOT NULL,
+        hash text NOT NULL,
+        body text NOT NULL,
+        {_generated("kind")}, {_generated("time")}, {_generated("session")},
+        {_generated("tool")}, {_generated("verdict")}
+    )""",
+    "CREATE INDEX IF NOT EXISTS entries_session ON {schema}.entries (session)",
+    "CREATE INDEX IF NOT EXISTS entries_tool ON {schema}.entries (tool)",
+    "CREATE INDEX IF NOT EXISTS entries_verdict ON {schema}.entries (verdict)",
+    "CREATE INDEX IF NOT EXISTS entries_time ON {schema}.entries (time)",
+    """CREATE TABLE IF NOT EXISTS {schema}.payloads (
+        seq bigint PRIMARY KEY,
+        sha256 text NOT NULL,
+        body text NOT NULL,
+        expires_at text NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS payloads_expiry ON {schema}.payloads (expires_at)",
+    """CREATE OR REPLACE FUNCTION {schema}.append_only() RETURNS trigger
+        LANGUAGE plpgsql AS $$
+        BEGIN RAISE EXCEPTION 'the approval log is append-only'; END $$""",
+    """CREATE OR REPLACE TRIGGER entries_append_only
+        BEFORE UPDATE OR DELETE ON {schema}.entries
+        FOR EACH ROW EXECUTE FUNCTION {schema}.append_only()""",
+    """CREATE OR REPLACE TRIGGER entries_no_truncate BEFORE TRUNCATE ON {schema}.entries
+        FOR EACH STATEMENT EXECUTE FUNCTION {schema}.append_only()""",
+    """CREATE OR REPLACE TRIGGER payloads_read_only BEFORE UPDATE ON {schema}.payloads
+        FOR EACH ROW EXECUTE FUNCTION {schema}.append_only()""",
+)
+_RULE_SQL = "(body::jsonb -> 'rules') ? %s"
+
+
+def _now() -> str:
+    return format_time(datetime.now(UTC))
+
+
+class PostgresStore:
+    """A log in two tables of one PostgreSQL schema. Use `PostgresStore.open(url)`."""
+
+    def __init__(self, url: str, schema: str, conn: psycopg.Connection[Any]) -> None:
+        self.schema = schema
+        self._url = url
+        self._conn = conn
+        self._lock = threading.RLock()
+        self._tables = {
+            "entries": sql.Identifier(schema, "entries"),
+            "payloads": sql.Identifier(schema, "payloads"),
+        }
+
+    @classmethod
+    def open(cls, url: str) -> PostgresStore:
+        conninfo, schema = _parse(url)
+        try:
+            conn = psycopg.connect(conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+        except psycopg.Error as err:
+            raise _unavailable(url, err) from err
+        try:
+            _ensure_schema(conn, schema)
+        except psycopg.Error as err:
+            conn.close()
+            raise _unavailable(url, err) from err
+        return cls(url, schema, conn)
+
+    @property
+    def url(self) -> str:
+        return display_url(self._url)
+
+    def append(self, record: Record, payload: Payload | None = None) -> Entry:
+        if payload is not None:
+            record = replace(record, payload_sha256=payload.sha256)
+        conn = self._conn
+        with self._lock:
+            try:
+                with conn.transaction(), conn.cursor() as cur:
+                    cur.execute(self._q("LOCK TABLE {entries} IN SHARE ROW EXCLUSIVE MODE"))
+                    cur.execute(
+                        self._q("SELECT seq, hash FROM {entries} ORDER BY seq DESC LIMIT 1")
+                    )
+                    row = cur.fetchone()
+                    entry = (
+                        seal(record, 1, GENESIS)
+                        if row is None
+                        else seal(record, row[0] + 1, row[1])
+                    )
+                    cur.execute(
+                        self._q(
+                            "INSERT INTO {entries} (seq, prev, hash, body) VALUES (%s, %s, %s, %s)"
+                        ),
+                        entry.link,
+                    )
+                    if payload is not None:
+                        cur.execute(
+                            self._q(
+                                "INSERT INTO {payloads} (seq, sha256, body, expires_at)"
+                                " VALUES (%s, %s, %s, %s)"
+                            ),
+                            (entry.seq, payload.sha256, payload.body, payload.expires_at),
+                        )
+                        cur.execute(
+                            self._q("DELETE FROM {payloads} WHERE expires_at <= %s"), (_now(),)
+                        )
+            except psycopg.Error as err:
+                raise _unavailable(self._url, err) from err
+        return entry
+
+    def get(self, seq: int) -> Entry | None:
+        rows = self._fetch("SELECT seq, prev, hash, body FROM {entries} WHERE seq = %s", (seq,))
+        return Entry.from_link(rows[0]) if rows else None
+
+    def query(self, query: Query) -> list[Entry]:
+        clause, params = where(query, "%s", _RULE_SQL)
+        # `where` builds the clause from fixed text; every value is a bound parameter.
+        rows = self._fetch("SELECT seq, prev, hash, body FROM {entries}" + clause, params)  # noqa: S608
+        return [Entry.from_link(row) for row in rows]
+
+    def links(self) -> Iterator[Link]:
+        with self._lock:
+            try:
+                with self._conn.transaction(), self._conn.cursor(name="redline_links") as cur:
+                    cur.itersize = 10_000
+                    cur.execute(self._q("SELECT seq, prev, hash, body FROM {entries} ORDER BY seq"))
+                    yield from cur
+            except psycopg.Error as err:
+                raise _unavailable(self._url, err) from err
+
+    def head(self) -> Head | None:
+        rows = self._fetch("SELECT seq, hash FROM {entries} ORDER BY seq DESC LIMIT 1", ())
+        return Head(rows[0][0], rows[0][1]) if rows else None
+
+    def count(self) -> int:
+        count: int = self._fetch("SELECT count(*) FROM {entries}", ())[0][0]
+        return count
+
+    def payload(self, seq: int, now: datetime | None = None) -> Payload | None:
+        moment = _now() if now is None else format_time(now)
+        rows = self._fetch(
+            "SELECT body, expires_at, sha256 FROM {payloads} WHERE seq = %s AND expires_at > %s",
+            (seq, moment),
+        )
+        return Payload(*rows[0]) if rows else None
+
+    def payload_digests(self) -> Iterator[tuple[int, str]]:
+        rows = self._fetch("SELECT seq, body FROM {payloads} ORDER BY seq", ())
+        for seq, body in rows:
+            yield seq, payload_digest(body)
+
+    def purge_expired(self, now: datetime | None = None) -> int:
+        moment = _now() if now is None else format_time(now)
+        with self._lock:
+            try:
+                with self._conn.cursor() as cur:
+                    cur.execute(self._q("DELETE FROM {payloads} WHERE expires_at <= %s"), (moment,))
+                    return cur.rowcount
+            except psycopg.Error as err:
+                raise _unavailable(self._url, err) from err
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _q(self, text: str) -> sql.Composed:
+        return sql.SQL(text).format(**self._tables)
+
+    def _fetch(self, query: str, params: Any) -> list[Any]:
+        with self._lock:
+            try:
+                with self._conn.cursor() as cur:
+                    cur.execute(self._q(query), params)
+                    return cur.fetchall()
+            except psycopg.Error as err:
+                raise _unavailable(self._url, err) from err
+
+
+def _ddl(text: str) -> bytes:
+    """Schema setup: our own text and a schema name checked against `_NAME`."""
+    return text.encode()
+
+
+def _ensure_schema(conn: psycopg.Connection[Any], schema: str) -> None:
+    found = conn.execute("SELECT to_regclass(%s)", (f"{schema}.payloads",)).fetchone()
+    if found is not None and found[0] is not None:
+        return
+    with conn.transaction():
+        # Concurrent first opens would race on CREATE ... IF NOT EXISTS.
+        conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"redline-schema:{schema}",))
+        for statement in _SCHEMA:
+            conn.execute(_ddl(statement.format(schema=schema)))
+
+
+def _parse(url: str) -> tuple[str, str]:
+    """Split our own `schema` option off the URL; the rest goes to libpq."""
+    parts = urlsplit(url)
+    options = parse_qsl(parts.query, keep_blank_values=True)
+    schema = DEFAULT_SCHEMA
+    rest: list[tuple[str, str]] = []
+    for key, value in options:
+        if key == "schema":
+            schema = value
+        else:
+            rest.append((key, value))
+    if not _NAME.fullmatch(schema):
+        raise LogUnavailable(
+            f"bad schema name `{schema}` in log store url `{display_url(url)}`",
+            "use letters, digits and `_`, not starting with a digit",
+        )
+    return urlunsplit(parts._replace(query=urlencode(rest))), schema.lower()
+
+
+def _unavailable(url: str, err: Exception) -> LogUnavailable:
+    reason = str(err).strip().splitlines()[0] if str(err).strip() else type(err).__name__
+    return LogUnavailable(
+        f"approval log `{display_url(url)}` cannot be used ({reason})",
+        "check that the PostgreSQL server is up and the user may write the schema, "
+        "or point `--store`/`REDLINE_STORE` at another log",
+    )

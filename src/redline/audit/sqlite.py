@@ -1,0 +1,244 @@
+"""The default log backend: one SQLite file in WAL mode, safe for several
+processes appending at once (`BEGIN IMMEDIATE` makes read-head-then-insert atomic).
+
+Durability: `synchronous=NORMAL` by default (in WAL mode a crash of the process
+loses nothing; a power cut may lose the last commits, which a saved head then
+shows as a truncation). `?synchronous=full` syncs every append to disk.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Iterator
+from dataclasses import replace
+from datetime import UTC, datetime
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Self
+from urllib.parse import parse_qs
+
+from redline.audit.chain import GENESIS, seal
+from redline.audit.entry import Entry, Head, Link, Record, format_time
+from redline.audit.store import LogUnavailable, Payload, Query, display_url, where
+
+BUSY_TIMEOUT_S = 30.0
+SYNCHRONOUS = ("NORMAL", "FULL", "EXTRA", "OFF")
+
+_SCHEMA = (
+    """CREATE TABLE IF NOT EXISTS entries (
+        seq INTEGER PRIMARY KEY,
+        prev TEXT NOT NULL,
+        hash TEXT NOT NULL,
+        body TEXT NOT NULL,
+        kind TEXT GENERATED ALWAYS AS (json_extract(body, '$.kind')) VIRTUAL,
+        time TEXT GENERATED ALWAYS AS (json_extract(body, '$.time')) VIRTUAL,
+        session TEXT GENERATED ALWAYS AS (json_extract(body, '$.session')) VIRTUAL,
+        tool TEXT GENERATED ALWAYS AS (json_extract(body, '$.tool')) VIRTUAL,
+        verdict TEXT GENERATED ALWAYS AS (json_extract(body, '$.verdict')) VIRTUAL
+    )""",
+    "CREATE INDEX IF NOT EXISTS entries_session ON entries (session)",
+    "CREATE INDEX IF NOT EXISTS entries_tool ON entries (tool)",
+    "CREATE INDEX IF NOT EXISTS entries_verdict ON entries (verdict)",
+    "CREATE INDEX IF NOT EXISTS entries_time ON entries (time)",
+    """CREATE TABLE IF NOT EXISTS payloads (
+        seq INTEGER PRIMARY KEY,
+        sha256 TEXT NOT NULL,
+        body TEXT NOT NULL,
+        expires_at TEXT NOT NULL
+    )""",
+    "CREATE INDEX IF NOT EXISTS payloads_expiry ON payloads (expires_at)",
+    """CREATE TRIGGER IF NOT EXISTS entries_no_update BEFORE UPDATE ON entries
+        BEGIN SELECT RAISE(ABORT, 'the approval log is append-only'); END""",
+    """CREATE TRIGGER IF NOT EXISTS entries_no_delete BEFORE DELETE ON entries
+        BEGIN SELECT RAISE(ABORT, 'the approval log is append-only'); END""",
+    """CREATE TRIGGER IF NOT EXISTS payloads_no_update BEFORE UPDATE ON payloads
+        BEGIN SELECT RAISE(ABORT, 'kept payloads are read-only'); END""",
+)
+_RULE_SQL = "EXISTS (SELECT 1 FROM json_each(entries.body, '$.rules') AS r WHERE r.value = ?)"
+
+
+def _now() -> str:
+    return format_time(datetime.now(UTC))
+
+
+class SqliteStore:
+    """A log in one SQLite file. Use `SqliteStore.open(url)` or `open_store`."""
+
+    def __init__(self, path: Path, conn: sqlite3.Connection, synchronous: str) -> None:
+        self.path = path
+        self.synchronous = synchronous
+        self._conn = conn
+        self._lock = threading.Lock()
+
+    @classmethod
+    def open(cls, url: str, *, create: bool = True) -> SqliteStore:
+        path, synchronous = _parse(url)
+        if not create and not path.is_file():
+            raise LogUnavailable(
+                f"no approval log at `{path}`",
+                "check the path, `--store` or `REDLINE_STORE`; the log is made by the first record",
+            )
+        try:
+            if create:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            conn = sqlite3.connect(
+                path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+            )
+        except (OSError, sqlite3.Error) as err:
+            raise _unavailable(path, err) from err
+        try:
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute(f"PRAGMA synchronous={synchronous}")
+            if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'entries'").fetchone():
+                conn.execute("BEGIN IMMEDIATE")
+                for statement in _SCHEMA:
+                    conn.execute(statement)
+                conn.execute("COMMIT")
+        except sqlite3.Error as err:
+            conn.close()
+            raise _unavailable(path, err) from err
+        return cls(path, conn, synchronous)
+
+    @property
+    def url(self) -> str:
+        return display_url(f"sqlite://{self.path}")
+
+    def append(self, record: Record, payload: Payload | None = None) -> Entry:
+        if payload is not None:
+            record = replace(record, payload_sha256=payload.sha256)
+        conn = self._conn
+        with self._lock:
+            try:
+                conn.execute("BEGIN IMMEDIATE")
+                try:
+                    row = conn.execute(
+                        "SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1"
+                    ).fetchone()
+                    entry = seal(record, 1, GENESIS) if row is None else seal(record, *_next(row))
+                    conn.execute(
+                        "INSERT INTO entries (seq, prev, hash, body) VALUES (?, ?, ?, ?)",
+                        entry.link,
+                    )
+                    if payload is not None:
+                        conn.execute(
+                            "INSERT INTO payloads (seq, sha256, body, expires_at)"
+                            " VALUES (?, ?, ?, ?)",
+                            (entry.seq, payload.sha256, payload.body, payload.expires_at),
+                        )
+                        conn.execute("DELETE FROM payloads WHERE expires_at <= ?", (_now(),))
+                    conn.execute("COMMIT")
+                except BaseException:
+                    if conn.in_transaction:
+                        conn.execute("ROLLBACK")
+                    raise
+            except sqlite3.Error as err:
+                raise _unavailable(self.path, err) from err
+        return entry
+
+    def get(self, seq: int) -> Entry | None:
+        rows = self._fetch("SELECT seq, prev, hash, body FROM entries WHERE seq = ?", (seq,))
+        return Entry.from_link(rows[0]) if rows else None
+
+    def query(self, query: Query) -> list[Entry]:
+        clause, params = where(query, "?", _RULE_SQL)
+        # `where` builds the clause from fixed text; every value is a bound parameter.
+        rows = self._fetch("SELECT seq, prev, hash, body FROM entries" + clause, params)  # noqa: S608
+        return [Entry.from_link(row) for row in rows]
+
+    def links(self) -> Iterator[Link]:
+        reader = self._reader()
+        try:
+            cursor = reader.execute("SELECT seq, prev, hash, body FROM entries ORDER BY seq")
+            while rows := cursor.fetchmany(10_000):
+                yield from rows
+        except sqlite3.Error as err:
+            raise _unavailable(self.path, err) from err
+        finally:
+            reader.close()
+
+    def head(self) -> Head | None:
+        rows = self._fetch("SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1", ())
+        return Head(rows[0][0], rows[0][1]) if rows else None
+
+    def count(self) -> int:
+        count: int = self._fetch("SELECT count(*) FROM entries", ())[0][0]
+        return count
+
+    def payload(self, seq: int, now: datetime | None = None) -> Payload | None:
+        moment = _now() if now is None else format_time(now)
+        rows = self._fetch(
+            "SELECT body, expires_at, sha256 FROM payloads WHERE seq = ? AND expires_at > ?",
+            (seq, moment),
+        )
+        return Payload(*rows[0]) if rows else None
+
+    def payload_digests(self) -> Iterator[tuple[int, str]]:
+        from redline.audit.chain import payload_digest
+
+        for seq, body in self._fetch("SELECT seq, body FROM payloads ORDER BY seq", ()):
+            yield seq, payload_digest(body)
+
+    def purge_expired(self, now: datetime | None = None) -> int:
+        moment = _now() if now is None else format_time(now)
+        with self._lock:
+            try:
+                cursor = self._conn.execute("DELETE FROM payloads WHERE expires_at <= ?", (moment,))
+            except sqlite3.Error as err:
+                raise _unavailable(self.path, err) from err
+        return cursor.rowcount
+
+    def close(self) -> None:
+        self._conn.close()
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+    def _fetch(self, sql: str, params: Any) -> list[Any]:
+        with self._lock:
+            try:
+                return self._conn.execute(sql, params).fetchall()
+            except sqlite3.Error as err:
+                raise _unavailable(self.path, err) from err
+
+    def _reader(self) -> sqlite3.Connection:
+        """A second connection, so a long read never holds the writer's lock."""
+        try:
+            return sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
+        except sqlite3.Error as err:
+            raise _unavailable(self.path, err) from err
+
+
+def _next(row: tuple[int, str]) -> tuple[int, str]:
+    return row[0] + 1, row[1]
+
+
+def _parse(url: str) -> tuple[Path, str]:
+    rest = url[len("sqlite://") :] if url.lower().startswith("sqlite://") else url
+    text, _, query = rest.partition("?")
+    if not text:
+        raise LogUnavailable(f"no file in log store url `{url}`", "use `sqlite:///PATH`")
+    options = parse_qs(query)
+    synchronous = options.get("synchronous", ["normal"])[-1].upper()
+    if synchronous not in SYNCHRONOUS:
+        raise LogUnavailable(
+            f"unknown `synchronous={synchronous.lower()}` in log store url `{url}`",
+            "use `normal` (the default) or `full`",
+        )
+    return Path(text).expanduser(), synchronous
+
+
+def _unavailable(path: Path, err: Exception) -> LogUnavailable:
+    return LogUnavailable(
+        f"approval log `{path}` cannot be used ({err})",
+        "check that its directory exists and is writable and the disk is not full, "
+        "or point `--store`/`REDLINE_STORE` at another log",
+    )

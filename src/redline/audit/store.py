@@ -1,0 +1,201 @@
+"""Where the log lives: one small interface, chosen by a URL.
+
+`sqlite:///PATH` (the default, `log.sqlite3` under `$REDLINE_HOME`) or
+`postgresql://USER@HOST/DB?schema=NAME`. Backends are imported only when
+opened, so that the hook path never loads a database driver it does not use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, replace
+from datetime import datetime, timedelta
+from types import TracebackType
+from typing import Any, Protocol, Self
+
+from redline.audit.chain import Break, BreakKind, Verification, payload_digest, verify
+from redline.audit.entry import Entry, Head, Link, Record, format_time
+
+__all__ = [
+    "DEFAULT_PAYLOAD_TTL",
+    "Entry",
+    "LogUnavailable",
+    "Payload",
+    "Query",
+    "Store",
+    "open_store",
+    "resolve_url",
+    "verify_store",
+]
+
+DEFAULT_PAYLOAD_TTL = timedelta(days=7)
+SQLITE_FILE = "log.sqlite3"
+STORE_ENV = "REDLINE_STORE"
+
+
+class LogUnavailable(Exception):
+    """The log cannot be opened, read or written. Callers that gate a call turn
+    this into a deny with code `log-unavailable` (see `recorder`)."""
+
+    def __init__(self, problem: str, repair: str) -> None:
+        super().__init__(f"{problem}; {repair}")
+        self.problem = problem
+        self.repair = repair
+
+
+@dataclass(frozen=True, slots=True)
+class Payload:
+    """A blocked call's payload, kept whole (redacted) until `expires_at`."""
+
+    body: str
+    expires_at: str
+    sha256: str
+
+    @classmethod
+    def of(cls, body: str, expires_at: datetime) -> Payload:
+        return cls(body, format_time(expires_at), payload_digest(body))
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """Filters (all optional, combined with AND). `since` is inclusive, `until`
+    exclusive; `limit` keeps the first matches, or the last with `newest_first`.
+    Results come newest first with `newest_first`, otherwise in seq order."""
+
+    session: str | None = None
+    tool: str | None = None
+    verdict: str | None = None
+    rule: str | None = None
+    kind: str | None = None
+    since: datetime | None = None
+    until: datetime | None = None
+    limit: int | None = None
+    newest_first: bool = False
+
+
+class Store(Protocol):
+    """An append-only, hash-chained log. `append` is atomic across processes:
+    concurrent appenders never fork the chain."""
+
+    @property
+    def url(self) -> str:
+        """Where the log lives, with any password redacted."""
+        ...
+
+    def append(self, record: Record, payload: Payload | None = None) -> Entry:
+        """Chain `record` after the current head; a payload's digest is put in the record."""
+        ...
+
+    def get(self, seq: int) -> Entry | None: ...
+
+    def query(self, query: Query) -> list[Entry]: ...
+
+    def links(self) -> Iterator[Link]:
+        """Every entry as stored, in seq order (consume it fully or close it)."""
+        ...
+
+    def head(self) -> Head | None: ...
+
+    def count(self) -> int: ...
+
+    def payload(self, seq: int, now: datetime | None = None) -> Payload | None:
+        """The kept payload of entry `seq`, unless it expired."""
+        ...
+
+    def payload_digests(self) -> Iterator[tuple[int, str]]:
+        """`(seq, sha256 of the stored body)` for every kept payload."""
+        ...
+
+    def purge_expired(self, now: datetime | None = None) -> int:
+        """Drop payloads past their expiry; the entries (and the chain) stay."""
+        ...
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None: ...
+
+
+def default_url(environ: Mapping[str, str] | None = None) -> str:
+    from redline.home import redline_home
+
+    return f"sqlite://{(redline_home(environ) / SQLITE_FILE).resolve()}"
+
+
+def resolve_url(explicit: str | None, environ: Mapping[str, str]) -> str:
+    """`explicit` (e.g. `--store`), else `$REDLINE_STORE`, else SQLite in `$REDLINE_HOME`."""
+    if explicit:
+        return explicit
+    configured = environ.get(STORE_ENV, "").strip()
+    return configured or default_url(environ)
+
+
+def open_store(url: str, *, create: bool = True) -> Store:
+    """Open the log at `url`. With `create=False` a missing SQLite file is an
+    error instead of a new, empty log (for readers such as `redline log show`)."""
+    scheme, sep, _ = url.partition("://")
+    scheme = scheme.lower()
+    if scheme == "sqlite" or not sep:
+        from redline.audit.sqlite import SqliteStore
+
+        return SqliteStore.open(url, create=create)
+    if scheme in {"postgresql", "postgres"}:
+        from redline.audit.postgres import PostgresStore
+
+        return PostgresStore.open(url)
+    raise LogUnavailable(
+        f"unknown log store url `{url}`",
+        "use `sqlite:///PATH` or `postgresql://USER@HOST/DB`",
+    )
+
+
+def where(query: Query, mark: str, rule_sql: str) -> tuple[str, list[Any]]:
+    """The WHERE and ORDER/LIMIT clauses for `query`, with `mark` placeholders."""
+    clauses: list[str] = []
+    params: list[Any] = []
+    for column in ("session", "tool", "verdict", "kind"):
+        value = getattr(query, column)
+        if value is not None:
+            clauses.append(f"{column} = {mark}")
+            params.append(value)
+    if query.rule is not None:
+        clauses.append(rule_sql)
+        params.append(query.rule)
+    if query.since is not None:
+        clauses.append(f"time >= {mark}")
+        params.append(format_time(query.since))
+    if query.until is not None:
+        clauses.append(f"time < {mark}")
+        params.append(format_time(query.until))
+    sql = (" WHERE " + " AND ".join(clauses)) if clauses else ""
+    sql += " ORDER BY seq DESC" if query.newest_first else " ORDER BY seq"
+    if query.limit is not None:
+        sql += f" LIMIT {mark}"
+        params.append(max(query.limit, 0))
+    return sql, params
+
+
+def display_url(url: str) -> str:
+    from redline.audit.redact import redact_text
+
+    return redact_text(url)
+
+
+def verify_store(store: Store, head: Head | None = None) -> Verification:
+    """Verify the whole chain, then that every kept payload still matches the
+    digest its entry committed to."""
+    result = verify(store.links(), head)
+    if not result.ok:
+        return result
+    for seq, digest in store.payload_digests():
+        entry = store.get(seq)
+        if entry is None or entry.record.payload_sha256 != digest:
+            detail = "its kept payload does not match the digest the entry committed to"
+            return replace(result, broken=Break(seq, BreakKind.EDITED, detail))
+    return result
