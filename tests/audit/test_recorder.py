@@ -144,7 +144,7 @@ def test_odd_values_are_stored_as_text(make_store: MakeStore) -> None:
         context=None,
         agent=None,
         tool="odd",
-        args={"path": Path("/tmp/x"), "n": float("nan"), "b": b"\xff", "t": (1, 2), 3: "k"},
+        args={"path": Path("/tmp/x"), "n": float("nan"), "b": b"\xff", "t": (1, 2), 3: "k"},  # type: ignore[dict-item]
         decision=Decision(Verdict.ALLOW),
         now=NOW,
         environ={},

@@ -6,6 +6,7 @@ from collections.abc import Mapping
 from types import MappingProxyType
 
 from redline.decision import RuleHit, Severity, Span
+from redline.rules import selfcheck
 from redline.rules.hardline import HARDLINES
 from redline.rules.model import Rule
 from redline.rules.shell_rules import SHELL_RULES
@@ -65,3 +66,7 @@ def evaluate(analysis: Analysis, rules: tuple[Rule, ...] | None = None) -> tuple
                 add(r, span)
     ordered = sorted(hits.values(), key=lambda h: (-h.severity, h.span.start if h.span else 0))
     return tuple(ordered)
+
+
+# Loading fails if any rule's examples fail (F-RULES-4).
+selfcheck.verify(CATALOG)

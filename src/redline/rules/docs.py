@@ -1,0 +1,72 @@
+"""Render docs/rules.md from the catalogue, so the docs cannot drift.
+
+Regenerate with `python -m redline.rules.docs > docs/rules.md`.
+"""
+
+from __future__ import annotations
+
+from redline.decision import Severity
+from redline.rules.catalog import CATALOG
+from redline.rules.model import Rule
+
+_VERDICT = {
+    Severity.HARDLINE: "deny, always (hard line: no policy, mode or approval lifts it)",
+    Severity.DANGEROUS: "ask (starting policy)",
+    Severity.SENSITIVE: "ask (starting policy)",
+}
+
+
+def _code(text: str) -> str:
+    shown = text.replace("\n", "⏎")
+    fence = "``" if "`" in shown else "`"
+    pad = " " if shown.startswith("`") or shown.endswith("`") else ""
+    return f"{fence}{pad}{shown}{pad}{fence}"
+
+
+def _section(rule: Rule) -> list[str]:
+    lines = [
+        f'<a id="{rule.anchor}"></a>',
+        f"### `{rule.id}`",
+        "",
+        f"{rule.description[0].upper()}{rule.description[1:]}.",
+        "",
+        f"- severity: {rule.severity}; verdict: {_VERDICT[rule.severity]}",
+        f"- category: {rule.category}",
+        f"- repair: {rule.repair}",
+    ]
+    if rule.aliases:
+        lines.append("- old ids: " + ", ".join(f"`{a}`" for a in rule.aliases))
+    lines.append("- matches: " + ", ".join(_code(e) for e in rule.must_match))
+    lines.append("- does not match: " + ", ".join(_code(e) for e in rule.must_not_match))
+    lines.append("")
+    return lines
+
+
+def render() -> str:
+    out = [
+        "# Rule catalogue",
+        "",
+        "Generated from `redline.rules.catalog.CATALOG` by `python -m redline.rules.docs`;",
+        "a test fails when this file is stale. Every example below is run by the test suite.",
+        "",
+        "| id | severity | category | description |",
+        "| --- | --- | --- | --- |",
+    ]
+    ordered = sorted(CATALOG, key=lambda r: (-r.severity, r.category, r.id))
+    for rule in ordered:
+        description = rule.description.replace("|", "\\|")
+        out.append(
+            f"| [`{rule.id}`](#{rule.anchor}) | {rule.severity} | {rule.category} | {description} |"
+        )
+    out.append("")
+    for severity in (Severity.HARDLINE, Severity.DANGEROUS, Severity.SENSITIVE):
+        rules = [r for r in ordered if r.severity is severity]
+        if rules:
+            out.extend([f"## {str(severity).capitalize()}", ""])
+            for rule in rules:
+                out.extend(_section(rule))
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+if __name__ == "__main__":
+    print(render(), end="")

@@ -1,0 +1,30 @@
+"""Corpus cases pin the exact verdict and the exact rule ids of each call."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from redline.command import check_command
+
+HERE = Path(__file__).parent
+
+
+def _cases() -> list[Any]:
+    params = []
+    for path in sorted(HERE.glob("*.yaml")):
+        for number, case in enumerate(yaml.safe_load(path.read_text(encoding="utf-8")), 1):
+            params.append(pytest.param(case, id=f"{path.stem}-{number}"))
+    return params
+
+
+@pytest.mark.parametrize("case", _cases())
+def test_corpus_case(case: dict[str, Any]) -> None:
+    decision = check_command(case["command"], cwd=case.get("cwd"))
+    assert (str(decision.verdict), sorted(set(decision.rule_ids))) == (
+        case["verdict"],
+        sorted(case["rules"]),
+    ), case["command"]
