@@ -20,9 +20,12 @@ def check_command(command: str, *, cwd: str | None = None) -> Decision:
     return decide(evaluate(analyze(command, cwd)))
 
 
+_NO_HITS = Decision(Verdict.ALLOW, reason="no rule matched")
+
+
 def decide(hits: tuple[RuleHit, ...]) -> Decision:
     if not hits:
-        return Decision(Verdict.ALLOW, reason="no rule matched")
+        return _NO_HITS
     verdict = max(_VERDICT_FOR[hit.severity] for hit in hits)
     strictest = hits[0]
     reason = "; ".join(dict.fromkeys(hit.description for hit in hits))

@@ -49,10 +49,16 @@ def test_rule_record_is_complete(rule: Rule) -> None:
 def test_selfcheck_reports_a_broken_rule() -> None:
     good = BY_ID["fs.delete-root"]
     broken = Rule(
-        id="test.broken", category="test", severity=Severity.DANGEROUS, description="x",
-        repair="y", must_match=("ls",), must_not_match=("rm -rf /",), test=good.test,
+        id="test.broken",
+        category="test",
+        severity=Severity.DANGEROUS,
+        description="x",
+        repair="y",
+        must_match=("ls",),
+        must_not_match=("rm -rf /",),
+        test=good.test,
         programs=good.programs,
-    )  # fmt: skip
+    )
     assert example_failures((broken,)) == [
         "rule `test.broken` does not match its example `ls`",
         "rule `test.broken` matches its counter-example `rm -rf /`",

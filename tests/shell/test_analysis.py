@@ -139,8 +139,13 @@ def test_process_substitution_feeds_its_reader() -> None:
 def test_cd_sets_the_working_directory() -> None:
     invs = analyze("cd /etc && rm -rf x; cd; ls; cd $X; ls", "/srv").invocations
     assert [(i.name, i.cwd) for i in invs] == [
-        ("cd", "/srv"), ("rm", "/etc"), ("cd", "/etc"), ("ls", "~"), ("cd", "~"), ("ls", None),
-    ]  # fmt: skip
+        ("cd", "/srv"),
+        ("rm", "/etc"),
+        ("cd", "/etc"),
+        ("ls", "~"),
+        ("cd", "~"),
+        ("ls", None),
+    ]
 
 
 def test_dynamic_command_word_stays_unknown() -> None:

@@ -9,6 +9,7 @@ from redline.decision import Severity, Span
 from redline.rules.model import Rule, rule
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
+from redline.shell.model import DYNAMIC
 
 
 def _unparsable(analysis: Analysis) -> Iterator[Span]:
@@ -17,7 +18,7 @@ def _unparsable(analysis: Analysis) -> Iterator[Span]:
 
 
 def _dynamic_command(inv: Invocation, analysis: Analysis) -> bool:
-    return bool(inv.argv) and inv.name == ""
+    return bool(inv.argv) and DYNAMIC in inv.argv[0].value
 
 
 SHELL_RULES: tuple[Rule, ...] = (

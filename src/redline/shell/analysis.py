@@ -11,8 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 from redline.decision import Span
-from redline.shell import carriers, paths
-from redline.shell.invocation import Invocation, command_name, read_options
+from redline.shell import carriers, fastpath, paths
+from redline.shell.invocation import Invocation, command_name
 from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCommand, Word
 from redline.shell.parser import Parser
 from redline.shell.wrappers import SCRIPT_JOINERS, WRAPPERS, split_wrapper
@@ -57,6 +57,7 @@ class _Builder:
         self.invocations: list[Invocation] = []
         self.functions: list[FunctionDef] = []
         self.errors: list[str] = []
+        self.process_substitution = False
 
     def add_script(
         self, text: str, origin: _Origin, depth: int, via: tuple[str, ...],
@@ -65,7 +66,9 @@ class _Builder:
         if depth > MAX_CARRIER_DEPTH:
             self.errors.append(f"scripts nested deeper than {MAX_CARRIER_DEPTH} levels")
             return
-        script = Parser(text, dict(env)).parse()
+        script = (None if env else fastpath.parse(text)) or Parser(text, dict(env)).parse_full()
+        if "<(" in text or ">(" in text:
+            self.process_substitution = True
         where = f" (inside {via[-1]})" if via else ""
         self.errors.extend(error + where for error in script.errors)
         self.functions.extend(replace(f, span=origin.map(f.span)) for f in script.functions)
@@ -122,7 +125,7 @@ class _Builder:
         inv = Invocation(
             name=name, argv=argv, redirects=redirects, span=span, index=index, via=via,
             depth=depth, remote=remote, appended_args=appended, upstream=upstream,
-            parent=parent, stdin_text=stdin, cwd=self.cwd, options=read_options(argv),
+            parent=parent, stdin_text=stdin, cwd=self.cwd,
         )  # fmt: skip
         self.invocations.append(inv)
         if not argv:
@@ -216,7 +219,9 @@ def _verbatim(word: Word) -> bool:
 def analyze(text: str, cwd: str | None = None) -> Analysis:
     builder = _Builder(text, cwd)
     builder.add_script(text, _Origin(0, Span(0, len(text))), 0, ())
-    invocations = _link_process_substitutions(builder.invocations)
+    invocations = builder.invocations
+    if builder.process_substitution:
+        invocations = _link_process_substitutions(invocations)
     return Analysis(text, tuple(invocations), tuple(builder.functions),
                     tuple(builder.errors), cwd)  # fmt: skip
 

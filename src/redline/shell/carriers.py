@@ -60,7 +60,15 @@ class Carried:
     remote: bool = False
 
 
+_FAMILY_PREFIXES = ("python", "pypy", "perl", "ruby", "lua", "php", "node")
+CARRIER_NAMES = SHELLS | SOURCE | {"eval", "su", "runuser", "script", "flock"}
+
+
 def interpreter_family(name: str) -> str | None:
+    if name in INTERPRETERS:
+        return name
+    if not name.startswith(_FAMILY_PREFIXES):
+        return None
     match = _VERSIONED.match(name)
     if match:
         return match.group(1)
@@ -94,6 +102,8 @@ def inline_code(inv: Invocation) -> str | None:
 
 def carried_scripts(inv: Invocation) -> list[Carried]:
     name = inv.name
+    if name not in CARRIER_NAMES and interpreter_family(name) is None:
+        return []
     if name in SHELLS:
         return _shell(inv)
     if name == "eval":

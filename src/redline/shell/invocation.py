@@ -23,7 +23,7 @@ def command_name(word: Word) -> str:
     return value.lower()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Options:
     """A generic reading of an argv's options; rules refine it where needed."""
 
@@ -56,7 +56,7 @@ def read_options(argv: tuple[Word, ...]) -> Options:
     return Options(frozenset(short), frozenset(long), tuple(operands), tuple(values))
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Invocation:
     name: str
     argv: tuple[Word, ...]
@@ -78,7 +78,14 @@ class Invocation:
     stdin_text: str | None = None
     # The working directory it runs in, when known (`cd /x && cmd` updates it).
     cwd: str | None = None
-    options: Options = field(default_factory=lambda: read_options(()))
+    # Read on first use: most invocations meet no rule that asks.
+    _options: Options | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def options(self) -> Options:
+        if self._options is None:
+            self._options = read_options(self.argv)
+        return self._options
 
     @property
     def args(self) -> tuple[Word, ...]:

@@ -23,12 +23,17 @@ BLANKS = re.compile(r"[ \t]+")
 NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
 REDIRECT = re.compile(r"(\d+|\{[A-Za-z_][A-Za-z0-9_]*\})?(<<<|<<-|<<|<>|<&|>>|>&|>\||&>>|&>|<|>)")
+# A reserved word candidate at command position: it must end at a metacharacter.
+KEYWORD = re.compile(r"(?:\[\[|[!{}]|[a-z]+)(?=[\s;&|<>()]|\Z)")
 CONTROL = re.compile(r";;&|;;|;&|&&|\|\||\|&|[;&|\n]")
 
 RESERVED = frozenset(
     {"if", "then", "elif", "else", "fi", "for", "select", "in", "do", "done", "while",
      "until", "case", "esac", "function", "time", "coproc", "!", "{", "}", "[[", "]]"}
 )  # fmt: skip
+# Reserved words recognised where a command starts (`in` and `]]` only
+# mean something inside `for`/`case` and `[[`).
+COMMAND_KEYWORDS = RESERVED - {"in", "]]"}
 # Reserved words that open a block, and the word that closes each.
 BLOCK_CLOSER = {"if": "fi", "for": "done", "select": "done", "while": "done",
                 "until": "done", "case": "esac", "{": "}"}  # fmt: skip

@@ -1,5 +1,9 @@
 """What the shell analysis produces: words, redirects and simple commands.
 
+These records are never changed after the parser builds them. They are not
+`frozen` only because frozen dataclasses cost three times as much to build,
+and the classifier builds thousands of them a second.
+
 Offsets are into the text that was parsed; `Origin` maps them back to the
 command the user gave when the text came out of a carrier (`sh -c '...'`).
 """
@@ -14,7 +18,7 @@ from redline.decision import Span
 DYNAMIC = "\x00"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Word:
     """One shell word: its source text and its value after quote removal.
 
@@ -34,7 +38,7 @@ class Word:
         return DYNAMIC in self.value
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Redirect:
     """`op` is the operator as written (`>`, `>>`, `<<<`, `&>`...)."""
 
@@ -62,7 +66,7 @@ def _is_fd(text: str) -> bool:
     return text == "-" or text.rstrip("-").isdigit()
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class SimpleCommand:
     """A command as bash would run it: assignments, argv and redirects."""
 
@@ -78,7 +82,7 @@ class SimpleCommand:
     parent: int = -1
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class FunctionDef:
     name: str
     span: Span
@@ -87,7 +91,7 @@ class FunctionDef:
     forks: bool = False
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Script:
     """Everything one parse found: every simple command, at any nesting."""
 

@@ -11,7 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from redline.decision import Span
-from redline.shell import lexer
+from redline.shell import fastpath, lexer
 from redline.shell.compound import CompoundParser
 from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCommand, Word
 from redline.shell.words import WordScanner
@@ -67,6 +67,11 @@ class Parser(CompoundParser, WordScanner):
     # -- entry -------------------------------------------------------------
 
     def parse(self) -> Script:
+        quick = fastpath.parse(self.src) if len(self.vars) == 1 else None
+        return quick if quick is not None else self.parse_full()
+
+    def parse_full(self) -> Script:
+        """The general parser, for anything the fast path declines."""
         if self.n > lexer.MAX_INPUT_CHARS:
             self.errors.append(f"command is longer than {lexer.MAX_INPUT_CHARS} characters")
             return self._script()
@@ -256,17 +261,14 @@ class Parser(CompoundParser, WordScanner):
             self.errors.append(f"expected `{token}` at offset {self.i}")
 
     def _peek_keyword(self) -> str | None:
-        src = self.src
-        for word in ("if", "then", "elif", "else", "fi", "while", "until", "do", "done",
-                     "for", "select", "case", "esac", "function", "time", "coproc",
-                     "!", "{", "}", "[["):  # fmt: skip
-            if src.startswith(word, self.i):
-                end = self.i + len(word)
-                if end >= self.n or src[end] in " \t\n;&|<>()":
-                    if word in ("{", "}") and end < self.n and src[end] not in " \t\n;":
-                        continue
-                    return word
-        return None
+        match = lexer.KEYWORD.match(self.src, self.i)
+        if match is None or match.group(0) not in lexer.COMMAND_KEYWORDS:
+            return None
+        word = match.group(0)
+        end = match.end()
+        if word in ("{", "}") and end < self.n and self.src[end] not in " \t\n;":
+            return None
+        return word
 
     # -- simple commands ---------------------------------------------------
 
@@ -282,6 +284,7 @@ class Parser(CompoundParser, WordScanner):
         outer, self.current_cmd = self.current_cmd, index
         try:
             while True:
+                cmd.end = self.i  # the span ends at the last word, not at trailing blanks
                 self.skip_blanks()
                 if self.i >= self.n:
                     break
@@ -315,7 +318,6 @@ class Parser(CompoundParser, WordScanner):
                 cmd.words.extend(self.scan_word())
         finally:
             self.current_cmd = outer
-        cmd.end = self.i
         if not cmd.words:
             self._remember_assignments(cmd.assignments)
 

@@ -58,6 +58,14 @@ class WordScanner:
     def scan_word(self, split: bool = True) -> list[Word]:
         src, n = self.src, self.n
         start = self.i
+        plain = lexer.PLAIN_RUN.match(src, start)
+        if plain is not None:
+            end = plain.end()
+            if end >= n or (src[end] in lexer.WORD_BREAK and src[end] not in "<>("):
+                # Most words need no quote removal or expansion at all.
+                self.i = end
+                text = plain.group(0)
+                return [Word(text, Span(start, end), text)]
         b = _Builder()
         while self.i < n:
             c = src[self.i]
@@ -67,6 +75,8 @@ class WordScanner:
                     continue
                 if c == "(" and b.parts and b.parts[-1][-1:] in _EXTGLOB_PREFIX:
                     close = lexer.matching_close(src, self.i, "(", ")")
+                    if close == -1:
+                        self.errors.append(f"extended glob at offset {self.i} is never closed")
                     end = n if close == -1 else close + 1
                     b.add(src[self.i : end])
                     b.glob = True
@@ -82,10 +92,12 @@ class WordScanner:
                 self.i += 2
             elif c == "'":
                 close = src.find("'", self.i + 1)
+                text = src[self.i + 1 : close]
                 if close == -1:
                     self.errors.append(f"unterminated single quote at offset {self.i}")
-                    close = n
-                b.add(src[self.i + 1 : close])
+                    # What trails an unclosed quote must not change the verdict.
+                    close, text = n, src[self.i + 1 :].rstrip()
+                b.add(text)
                 b.quoted = b.literal = True
                 self.i = close + 1
             elif c == '"':
@@ -149,6 +161,8 @@ class WordScanner:
                 b.add(src[self.i : end])
                 self.i = end
         self.errors.append("unterminated double quote")
+        if b.parts:
+            b.parts[-1] = b.parts[-1].rstrip()
 
     def _backtick(self, b: _Builder) -> None:
         src, n = self.src, self.n
