@@ -12,6 +12,9 @@ import re
 MAX_INPUT_CHARS = 2 * 1024 * 1024
 MAX_NESTING = 60
 MAX_BRACE_WORDS = 256
+# No real command line has more simple commands or pipeline stages than these.
+MAX_COMMANDS = 10_000
+MAX_PIPELINE_STAGES = 256
 
 # Characters that end an unquoted word.
 WORD_BREAK = frozenset(" \t\n;&|<>()")

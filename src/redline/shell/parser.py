@@ -220,7 +220,9 @@ class Parser(CompoundParser, WordScanner):
                     self.errors.append("`|` with no command after it")
                 continue
             break
-        if len(stages) > 1:
+        if len(stages) > lexer.MAX_PIPELINE_STAGES:
+            self.errors.append(f"pipeline has more than {lexer.MAX_PIPELINE_STAGES} stages")
+        elif len(stages) > 1:
             index = len(self.pipelines)
             members: list[int] = []
             for position, stage in enumerate(stages):
@@ -278,6 +280,9 @@ class Parser(CompoundParser, WordScanner):
 
     def parse_simple(self) -> None:
         src = self.src
+        if len(self.cmds) >= lexer.MAX_COMMANDS:
+            self.errors.append(f"command holds more than {lexer.MAX_COMMANDS} simple commands")
+            raise ParseAbort
         cmd = _Cmd([], [], [], self.i, parent=self.current_cmd)
         index = len(self.cmds)
         self.cmds.append(cmd)

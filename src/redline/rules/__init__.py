@@ -1,0 +1,1 @@
+"""The rule catalogue: rules are data with their own examples (F-RULES)."""

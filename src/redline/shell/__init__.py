@@ -1,0 +1,1 @@
+"""Shell analysis: commands as bash runs them, with no verdicts (F-SHELL)."""
