@@ -61,7 +61,7 @@ class Verification:
 
 
 def encode(seq: int, prev: str, body: str) -> bytes:
-    return f'["{VERSION}",{seq},"{prev}",{body}]'.encode("utf-8", "surrogatepass")
+    return f'["{VERSION}",{seq},"{prev}",{body}]'.encode()
 
 
 def entry_hash(seq: int, prev: str, body: str) -> str:
@@ -87,26 +87,26 @@ def verify(links: Iterable[Link], head: Head | None = None) -> Verification:
     """
     expected = 1
     prev = GENESIS
-    ring: list[tuple[str, int]] = [("", 0)] * WINDOW
+    ring = [""] * WINDOW
+    head_hash = None if head is None else head.hash
+    head_seq = None if head is None else head.seq
     head_found = False
     it = iter(links)
-    for link in it:
-        seq, link_prev, digest, body = link
+    for seq, link_prev, digest, body in it:
         if seq != expected:
             return _done(expected, prev, _gap(expected, seq))
-        text = f'["{VERSION}",{seq},"{link_prev}",{body}]'
-        computed = _sha256(text.encode("utf-8", "surrogatepass")).hexdigest()
         if link_prev != prev:
-            return _done(expected, prev, _broken_link(link, computed, ring, it))
-        if computed != digest:
+            link = (seq, link_prev, digest, body)
+            return _done(expected, prev, _broken_link(link, ring, it))
+        if _sha256(f'["{VERSION}",{seq},"{link_prev}",{body}]'.encode()).hexdigest() != digest:
             found = Break(seq, BreakKind.EDITED, "its contents do not match its hash")
             return _done(expected, prev, found)
-        if head is not None and digest == head.hash:
+        if digest == head_hash:
             head_found = True
-        elif head is not None and head.seq == seq:
+        elif seq == head_seq:
             detail = "it differs from the saved head: the log was rewritten at or before it"
             return _done(expected, prev, Break(seq, BreakKind.EDITED, detail))
-        ring[seq % WINDOW] = (digest, seq)
+        ring[seq % WINDOW] = digest
         prev = digest
         expected += 1
     last = expected - 1
@@ -128,18 +128,21 @@ def _done(expected: int, prev: str, broken: Break | None) -> Verification:
 
 def _gap(expected: int, seq: int) -> Break:
     if seq > expected:
-        missing = f"entry {expected} is" if seq == expected + 1 else f"entries {expected} to {seq - 1} are"
+        missing = (
+            f"entry {expected} is"
+            if seq == expected + 1
+            else f"entries {expected} to {seq - 1} are"
+        )
         return Break(expected, BreakKind.DELETED, f"{missing} missing")
     return Break(seq, BreakKind.REORDERED, f"it comes after entry {expected - 1}")
 
 
-def _broken_link(
-    link: Link, computed: str, ring: list[tuple[str, int]], rest: Iterator[Link]
-) -> Break:
+def _broken_link(link: Link, ring: list[str], rest: Iterator[Link]) -> Break:
     """The entry does not follow the one before it: tell an insert, a move, a
     deletion and an edit of its predecessor apart by what its `prev` names."""
-    seq, prev, digest, _ = link
-    earlier = {old: n for old, n in ring if n}
+    seq, prev, digest, body = link
+    # Slot `i` of the ring holds the hash of the latest seq below `seq` that is `i` mod WINDOW.
+    earlier = {old: seq - 1 - ((seq - 1 - i) % WINDOW) for i, old in enumerate(ring) if old}
     if prev in earlier:
         first = earlier[prev] + 1
         which = f"entry {first} was" if first == seq - 1 else f"entries {first} to {seq - 1} were"
@@ -148,7 +151,7 @@ def _broken_link(
     if prev in later:
         detail = f"it was chained after entry {later[prev]}, which now comes after it"
         return Break(seq, BreakKind.REORDERED, detail)
-    if seq == 1 or computed != digest:
+    if seq == 1 or entry_hash(seq, prev, body) != digest:
         detail = "it was chained after an entry that is no longer in the log"
         return Break(seq, BreakKind.DELETED, detail)
     detail = f"entry {seq} was chained to a different entry {seq - 1}: edited and re-hashed"

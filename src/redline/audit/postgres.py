@@ -19,6 +19,7 @@ from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
 from psycopg import sql
+from psycopg.pq import TransactionStatus
 
 from redline.audit.chain import GENESIS, payload_digest, seal
 from redline.audit.entry import Entry, Head, Link, Record, format_time
@@ -66,6 +67,11 @@ _SCHEMA = (
         FOR EACH ROW EXECUTE FUNCTION {schema}.append_only()""",
 )
 _RULE_SQL = "(body::jsonb -> 'rules') ? %s"
+_LOCK = "LOCK TABLE {entries} IN SHARE ROW EXCLUSIVE MODE"
+_HEAD = "SELECT seq, hash FROM {entries} ORDER BY seq DESC LIMIT 1"
+_INSERT = "INSERT INTO {entries} (seq, prev, hash, body) VALUES (%s, %s, %s, %s)"
+_KEEP = "INSERT INTO {payloads} (seq, sha256, body, expires_at) VALUES (%s, %s, %s, %s)"
+_PURGE = "DELETE FROM {payloads} WHERE expires_at <= %s"
 
 
 def _now() -> str:
@@ -84,6 +90,7 @@ class PostgresStore:
             "entries": sql.Identifier(schema, "entries"),
             "payloads": sql.Identifier(schema, "payloads"),
         }
+        self._queries: dict[str, bytes] = {}
 
     @classmethod
     def open(cls, url: str) -> PostgresStore:
@@ -109,36 +116,27 @@ class PostgresStore:
         conn = self._conn
         with self._lock:
             try:
-                with conn.transaction(), conn.cursor() as cur:
-                    cur.execute(self._q("LOCK TABLE {entries} IN SHARE ROW EXCLUSIVE MODE"))
-                    cur.execute(
-                        self._q("SELECT seq, hash FROM {entries} ORDER BY seq DESC LIMIT 1")
-                    )
+                # Pipelined: one round trip up to the head, one for the insert and commit.
+                with conn.pipeline(), conn.cursor() as cur:
+                    cur.execute(b"BEGIN")
+                    cur.execute(self._q(_LOCK))
+                    cur.execute(self._q(_HEAD))
                     row = cur.fetchone()
-                    entry = (
-                        seal(record, 1, GENESIS)
-                        if row is None
-                        else seal(record, row[0] + 1, row[1])
-                    )
-                    cur.execute(
-                        self._q(
-                            "INSERT INTO {entries} (seq, prev, hash, body) VALUES (%s, %s, %s, %s)"
-                        ),
-                        entry.link,
-                    )
+                    if row is None:
+                        entry = seal(record, 1, GENESIS)
+                    else:
+                        entry = seal(record, row[0] + 1, row[1])
+                    cur.execute(self._q(_INSERT), entry.link)
                     if payload is not None:
-                        cur.execute(
-                            self._q(
-                                "INSERT INTO {payloads} (seq, sha256, body, expires_at)"
-                                " VALUES (%s, %s, %s, %s)"
-                            ),
-                            (entry.seq, payload.sha256, payload.body, payload.expires_at),
-                        )
-                        cur.execute(
-                            self._q("DELETE FROM {payloads} WHERE expires_at <= %s"), (_now(),)
-                        )
-            except psycopg.Error as err:
-                raise _unavailable(self._url, err) from err
+                        kept = (entry.seq, payload.sha256, payload.body, payload.expires_at)
+                        cur.execute(self._q(_KEEP), kept)
+                        cur.execute(self._q(_PURGE), (_now(),))
+                    cur.execute(b"COMMIT")
+            except BaseException as err:
+                self._rollback()
+                if isinstance(err, psycopg.Error):
+                    raise _unavailable(self._url, err) from err
+                raise
         return entry
 
     def get(self, seq: int) -> Entry | None:
@@ -154,15 +152,18 @@ class PostgresStore:
     def links(self) -> Iterator[Link]:
         with self._lock:
             try:
-                with self._conn.transaction(), self._conn.cursor(name="redline_links") as cur:
-                    cur.itersize = 10_000
+                with (
+                    self._conn.transaction(),
+                    self._conn.cursor(name="redline_links", binary=True) as cur,
+                ):
+                    cur.itersize = 2_000
                     cur.execute(self._q("SELECT seq, prev, hash, body FROM {entries} ORDER BY seq"))
                     yield from cur
             except psycopg.Error as err:
                 raise _unavailable(self._url, err) from err
 
     def head(self) -> Head | None:
-        rows = self._fetch("SELECT seq, hash FROM {entries} ORDER BY seq DESC LIMIT 1", ())
+        rows = self._fetch(_HEAD, ())
         return Head(rows[0][0], rows[0][1]) if rows else None
 
     def count(self) -> int:
@@ -187,7 +188,7 @@ class PostgresStore:
         with self._lock:
             try:
                 with self._conn.cursor() as cur:
-                    cur.execute(self._q("DELETE FROM {payloads} WHERE expires_at <= %s"), (moment,))
+                    cur.execute(self._q(_PURGE), (moment,))
                     return cur.rowcount
             except psycopg.Error as err:
                 raise _unavailable(self._url, err) from err
@@ -206,8 +207,19 @@ class PostgresStore:
     ) -> None:
         self.close()
 
-    def _q(self, text: str) -> sql.Composed:
-        return sql.SQL(text).format(**self._tables)
+    def _rollback(self) -> None:
+        try:
+            if self._conn.info.transaction_status != TransactionStatus.IDLE:
+                self._conn.execute(b"ROLLBACK")
+        except psycopg.Error:
+            pass  # the connection is gone; the server rolls back on its own
+
+    def _q(self, text: str) -> bytes:
+        query = self._queries.get(text)
+        if query is None:
+            query = sql.SQL(text).format(**self._tables).as_bytes(self._conn)
+            self._queries[text] = query
+        return query
 
     def _fetch(self, query: str, params: Any) -> list[Any]:
         with self._lock:

@@ -149,9 +149,7 @@ class SqliteStore:
     def links(self) -> Iterator[Link]:
         reader = self._reader()
         try:
-            cursor = reader.execute("SELECT seq, prev, hash, body FROM entries ORDER BY seq")
-            while rows := cursor.fetchmany(10_000):
-                yield from rows
+            yield from reader.execute("SELECT seq, prev, hash, body FROM entries ORDER BY seq")
         except sqlite3.Error as err:
             raise _unavailable(self.path, err) from err
         finally:
