@@ -297,3 +297,16 @@ def test_unreachable_postgres_is_log_unavailable() -> None:
 def test_bad_postgres_schema_is_log_unavailable() -> None:
     with pytest.raises(LogUnavailable, match="bad schema name `1; drop`"):
         open_store("postgresql://root@127.0.0.1/test?schema=1; drop")
+
+
+def test_failed_append_rolls_back_and_the_store_stays_usable(
+    make_store: MakeStore, make_record: MakeRecord, make_tamper: MakeTamper
+) -> None:
+    store = make_store()
+    store.append(make_record(1))
+    make_tamper().run("DROP TABLE payloads")
+    with pytest.raises(LogUnavailable, match="cannot be used"):
+        store.append(make_record(2), Payload.of("x", datetime(2100, 1, 1, tzinfo=UTC)))
+    assert store.append(make_record(3)).seq == 2
+    assert [seq for seq, *_ in store.links()] == [1, 2]
+    assert store.count() == 2

@@ -256,3 +256,17 @@ def test_bad_time_is_a_usage_error(url: str, capsys: pytest.CaptureFixture[str])
         main(["log", "--store", url, "show", "--since", "yesterday"])
     assert caught.value.code == exitcodes.USAGE
     assert "bad time `yesterday`" in capsys.readouterr().err
+
+
+def test_unreadable_entry_points_to_verify(url: str, capsys: pytest.CaptureFixture[str]) -> None:
+    conn = sqlite3.connect(url.removeprefix("sqlite://"))
+    conn.execute("DROP TRIGGER entries_no_update")
+    conn.execute("""UPDATE entries SET body = '{"kind":"forged"}' WHERE seq = 1""")
+    conn.commit()
+    conn.close()
+    code, _, err = run(capsys, "log", "--store", url, "show")
+    assert code == exitcodes.ERROR
+    assert err.startswith("error: cannot read a log entry body:")
+    assert err.endswith("the log may have been tampered with: run `redline log verify`\n")
+    code, out, _ = run(capsys, "log", "--store", url, "verify")
+    assert (code, out.split(":")[0]) == (exitcodes.TAMPERED, "tampered")

@@ -104,6 +104,8 @@ def run_show(args: argparse.Namespace) -> int:
             entries = list(reversed(store.query(query)))
     except LogUnavailable as err:
         return _error(str(err))
+    except ValueError as err:
+        return _error(f"{err}; the log may have been tampered with: run `redline log verify`")
     if args.json:
         for entry in entries:
             _print(json.dumps(redact_value(entry.to_json()), ensure_ascii=False))
