@@ -1,9 +1,13 @@
-"""Decisions are values with reasons: what the gate answers, and why."""
+"""Decisions are values with reasons: what the gate answers, and why.
+
+Values on the classifier's path are named tuples, not dataclasses: they are
+as immutable, and importing `dataclasses` alone would cost a hook more than
+the whole decision (F-HOOKS-2). Use `value._replace(field=...)` to derive one.
+"""
 
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 
@@ -50,8 +54,7 @@ class Span(NamedTuple):
         return text[self.start : self.end]
 
 
-@dataclass(frozen=True, slots=True)
-class RuleHit:
+class RuleHit(NamedTuple):
     """One rule that matched, where it matched, and what would repair the call."""
 
     rule_id: str
@@ -72,8 +75,7 @@ class RuleHit:
         }
 
 
-@dataclass(frozen=True, slots=True)
-class Decision:
+class Decision(NamedTuple):
     """The gate's answer.
 
     `code` names a refusal that is not a rule hit (a shape refusal, a parse
@@ -87,7 +89,7 @@ class Decision:
     hardline: bool = False
     code: str | None = None
     context: str | None = None
-    notes: tuple[str, ...] = field(default=())
+    notes: tuple[str, ...] = ()
 
     @property
     def rule_ids(self) -> tuple[str, ...]:

@@ -4,7 +4,7 @@ matches, and the examples that prove it (F-RULES-4)."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from redline.decision import Severity, Span
 from redline.shell.analysis import Analysis
@@ -16,8 +16,7 @@ InvocationTest = Callable[[Invocation, Analysis], "bool | Span"]
 ScriptScan = Callable[[Analysis], Iterable[Span]]
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(NamedTuple):
     id: str
     category: str
     severity: Severity

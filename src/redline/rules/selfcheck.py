@@ -9,8 +9,8 @@ means the examples run again.
 
 from __future__ import annotations
 
-import hashlib
-from pathlib import Path
+import os
+import zlib
 
 from redline.rules.model import Rule
 
@@ -37,27 +37,30 @@ def example_failures(rules: tuple[Rule, ...]) -> list[str]:
 
 
 def _sources_digest() -> str:
-    package = Path(__file__).resolve().parent.parent
-    digest = hashlib.sha256()
+    package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    stamp = []
     for folder in ("shell", "rules"):
-        for path in sorted((package / folder).glob("*.py")):
-            stat = path.stat()
-            digest.update(f"{path.name}:{stat.st_size}:{stat.st_mtime_ns};".encode())
-    return digest.hexdigest()[:24]
+        directory = os.path.join(package, folder)
+        for name in sorted(os.listdir(directory)):
+            if name.endswith(".py"):
+                stat = os.stat(os.path.join(directory, name))
+                stamp.append(f"{folder}/{name}:{stat.st_size}:{stat.st_mtime_ns}")
+    text = ";".join(stamp).encode()
+    return f"{zlib.crc32(text):08x}{zlib.adler32(text):08x}"
 
 
-def _marker_dirs() -> list[Path]:
-    package_cache = Path(__file__).resolve().parent / "__pycache__"
-    from redline.home import redline_home
+def _marker_dirs() -> list[str]:
+    from redline.home import home_dir
 
-    return [package_cache, redline_home() / "cache"]
+    package_cache = os.path.join(os.path.dirname(os.path.abspath(__file__)), "__pycache__")
+    return [package_cache, os.path.join(home_dir(), "cache")]
 
 
 def verify(rules: tuple[Rule, ...]) -> None:
     """Raise CatalogError unless every rule's examples hold."""
     name = f"catalog-{_sources_digest()}.verified"
     dirs = _marker_dirs()
-    if any((d / name).is_file() for d in dirs):
+    if any(os.path.isfile(os.path.join(d, name)) for d in dirs):
         return
     failures = example_failures(rules)
     if failures:
@@ -67,8 +70,9 @@ def verify(rules: tuple[Rule, ...]) -> None:
         )  # fmt: skip
     for folder in dirs:
         try:
-            folder.mkdir(parents=True, exist_ok=True)
-            (folder / name).touch()
+            os.makedirs(folder, exist_ok=True)
+            with open(os.path.join(folder, name), "a", encoding="utf-8"):
+                pass
             return
         except OSError:
             continue  # read-only install: verify again next time

@@ -8,7 +8,7 @@ to the text the user gave.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from typing import NamedTuple
 
 from redline.decision import Span
 from redline.shell import carriers, fastpath, paths
@@ -24,8 +24,7 @@ MAX_INVOCATIONS = 20_000
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 
 
-@dataclass(frozen=True, slots=True)
-class Analysis:
+class Analysis(NamedTuple):
     text: str
     invocations: tuple[Invocation, ...]
     functions: tuple[FunctionDef, ...]
@@ -36,8 +35,7 @@ class Analysis:
         return tuple(other for other in self.invocations if other.parent == inv.index)
 
 
-@dataclass(frozen=True, slots=True)
-class _Origin:
+class _Origin(NamedTuple):
     """Maps spans of a parsed text to the user's command: exactly when the
     text is a verbatim slice of it, else to the whole carrier word."""
 
@@ -71,7 +69,7 @@ class _Builder:
             self.process_substitution = True
         where = f" (inside {via[-1]})" if via else ""
         self.errors.extend(error + where for error in script.errors)
-        self.functions.extend(replace(f, span=origin.map(f.span)) for f in script.functions)
+        self.functions.extend(f._replace(span=origin.map(f.span)) for f in script.functions)
         first_of: list[int] = []
         for cmd in script.commands:
             first_of.append(len(self.invocations))
@@ -196,7 +194,7 @@ class _Builder:
                 for word in argv[k + 1 : end]:
                     if "{}" in word.value:
                         # Each file found replaces `{}`: stand for them by the roots.
-                        inner.extend(replace(word, value=word.value.replace("{}", r.value))
+                        inner.extend(word._replace(value=word.value.replace("{}", r.value))
                                      for r in roots)  # fmt: skip
                     else:
                         inner.append(word)
@@ -227,11 +225,10 @@ def analyze(text: str, cwd: str | None = None) -> Analysis:
 
 
 def _link_process_substitutions(invocations: list[Invocation]) -> list[Invocation]:
-    """`bash <(curl ...)`: what runs in the substitution feeds the reader."""
-    result = list(invocations)
+    """`bash <(curl ...)`: what runs in the substitution feeds the reader.
+    Runs while the analysis is still being built, before anyone sees it."""
     for inv in invocations:
         if any(w.value.startswith("/dev/fd/" + DYNAMIC) for w in inv.argv[1:]):
             feeders = tuple(o.index for o in invocations if o.parent == inv.index)
-            if feeders:
-                result[inv.index] = replace(inv, upstream=inv.upstream + feeders)
-    return result
+            inv.upstream = inv.upstream + feeders
+    return invocations

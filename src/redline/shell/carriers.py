@@ -9,7 +9,7 @@ from __future__ import annotations
 import base64
 import binascii
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from redline.shell.invocation import Invocation
 from redline.shell.model import DYNAMIC, Word
@@ -47,8 +47,7 @@ _VERSIONED = re.compile(r"^(python|pypy|perl|ruby|lua|php|node)[\d.]*$")
 _SHELL_VALUE_OPTS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 
 
-@dataclass(frozen=True, slots=True)
-class Carried:
+class Carried(NamedTuple):
     """Shell text an invocation runs. `word` is set when the text is exactly
     that word's value, so spans inside it map back to the original command."""
 

@@ -76,7 +76,7 @@ def parse(src: str) -> Script | None:
         if len(stage) > 1:
             index = len(pipelines)
             for position, k in enumerate(stage):
-                commands[k].pipeline, commands[k].position = index, position
+                commands[k] = commands[k]._replace(pipeline=index, position=position)
             pipelines.append(tuple(stage))
         stage.clear()
 

@@ -6,7 +6,7 @@ This is what rules look at. `name` is the program's normalised name (`rm` for
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from redline.decision import Span
 from redline.shell.model import DYNAMIC, Redirect, Word
@@ -23,8 +23,7 @@ def command_name(word: Word) -> str:
     return value.lower()
 
 
-@dataclass(slots=True)
-class Options:
+class Options(NamedTuple):
     """A generic reading of an argv's options; rules refine it where needed."""
 
     short: frozenset[str]
@@ -56,35 +55,84 @@ def read_options(argv: tuple[Word, ...]) -> Options:
     return Options(frozenset(short), frozenset(long), tuple(operands), tuple(values))
 
 
-@dataclass(slots=True)
+_NO_OPTIONS = Options(frozenset(), frozenset(), ())
+
+
 class Invocation:
-    name: str
-    argv: tuple[Word, ...]
-    redirects: tuple[Redirect, ...]
-    span: Span
-    index: int = 0
-    # Wrappers and carriers this invocation was reached through, outermost first.
-    via: tuple[str, ...] = ()
-    depth: int = 0
-    remote: bool = False
-    # More arguments are appended at run time (`xargs rm`, `find -exec rm {}`).
-    appended_args: bool = False
-    # Invocations whose output is piped into this one, and the one whose
-    # argument holds this one inside `$( )`.
-    upstream: tuple[int, ...] = ()
-    parent: int = -1
-    # Text this invocation reads on stdin, when it is known (heredoc, `<<<`,
-    # a static `echo` piped in).
-    stdin_text: str | None = None
-    # The working directory it runs in, when known (`cd /x && cmd` updates it).
-    cwd: str | None = None
-    # Read on first use: most invocations meet no rule that asks.
-    _options: Options | None = field(default=None, repr=False, compare=False)
+    """One program run. Built once by the analysis and never changed after;
+    a plain slotted class (not a named tuple) so its options can be read
+    lazily: most invocations meet no rule that asks for them."""
+
+    __slots__ = (
+        "_options",
+        "appended_args",
+        "argv",
+        "cwd",
+        "depth",
+        "index",
+        "name",
+        "parent",
+        "redirects",
+        "remote",
+        "span",
+        "stdin_text",
+        "upstream",
+        "via",
+    )
+
+    def __init__(
+        self,
+        name: str,
+        argv: tuple[Word, ...],
+        redirects: tuple[Redirect, ...],
+        span: Span,
+        index: int = 0,
+        via: tuple[str, ...] = (),
+        depth: int = 0,
+        remote: bool = False,
+        appended_args: bool = False,
+        upstream: tuple[int, ...] = (),
+        parent: int = -1,
+        stdin_text: str | None = None,
+        cwd: str | None = None,
+    ) -> None:
+        self.name = name
+        self.argv = argv
+        self.redirects = redirects
+        self.span = span
+        self.index = index
+        # Wrappers and carriers this invocation was reached through, outermost first.
+        self.via = via
+        self.depth = depth
+        self.remote = remote
+        # More arguments are appended at run time (`xargs rm`, `find -exec rm {}`).
+        self.appended_args = appended_args
+        # Invocations whose output is piped into this one, and the one whose
+        # argument holds this one inside `$( )`.
+        self.upstream = upstream
+        self.parent = parent
+        # Text it reads on stdin, when known (heredoc, `<<<`, a static `echo` piped in).
+        self.stdin_text = stdin_text
+        # The working directory it runs in, when known (`cd /x && cmd` updates it).
+        self.cwd = cwd
+        self._options: Options | None = None
+
+    def __repr__(self) -> str:
+        return (
+            f"Invocation({self.name!r}, argv={[w.value for w in self.argv]!r}, index={self.index})"
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Invocation):
+            return NotImplemented
+        return all(getattr(self, k) == getattr(other, k) for k in self.__slots__ if k != "_options")
+
+    __hash__ = None  # type: ignore[assignment]
 
     @property
     def options(self) -> Options:
         if self._options is None:
-            self._options = read_options(self.argv)
+            self._options = read_options(self.argv) if self.argv else _NO_OPTIONS
         return self._options
 
     @property

@@ -1,8 +1,6 @@
 """What the shell analysis produces: words, redirects and simple commands.
 
-These records are never changed after the parser builds them. They are not
-`frozen` only because frozen dataclasses cost three times as much to build,
-and the classifier builds thousands of them a second.
+These are named tuples: immutable, and cheap to build and to import.
 
 Offsets are into the text that was parsed; `Origin` maps them back to the
 command the user gave when the text came out of a carrier (`sh -c '...'`).
@@ -10,7 +8,7 @@ command the user gave when the text came out of a carrier (`sh -c '...'`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from redline.decision import Span
 
@@ -18,8 +16,7 @@ from redline.decision import Span
 DYNAMIC = "\x00"
 
 
-@dataclass(slots=True)
-class Word:
+class Word(NamedTuple):
     """One shell word: its source text and its value after quote removal.
 
     `value` has every part that cannot be known statically replaced by
@@ -38,8 +35,7 @@ class Word:
         return DYNAMIC in self.value
 
 
-@dataclass(slots=True)
-class Redirect:
+class Redirect(NamedTuple):
     """`op` is the operator as written (`>`, `>>`, `<<<`, `&>`...)."""
 
     op: str
@@ -66,8 +62,7 @@ def _is_fd(text: str) -> bool:
     return text == "-" or text.rstrip("-").isdigit()
 
 
-@dataclass(slots=True)
-class SimpleCommand:
+class SimpleCommand(NamedTuple):
     """A command as bash would run it: assignments, argv and redirects."""
 
     words: tuple[Word, ...]
@@ -82,8 +77,7 @@ class SimpleCommand:
     parent: int = -1
 
 
-@dataclass(slots=True)
-class FunctionDef:
+class FunctionDef(NamedTuple):
     name: str
     span: Span
     body: tuple[SimpleCommand, ...]
@@ -91,8 +85,7 @@ class FunctionDef:
     forks: bool = False
 
 
-@dataclass(slots=True)
-class Script:
+class Script(NamedTuple):
     """Everything one parse found: every simple command, at any nesting."""
 
     commands: tuple[SimpleCommand, ...]

@@ -8,7 +8,6 @@ least ASK. Nesting and input size are bounded (F-SHELL-7).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 
 from redline.decision import Span
 from redline.shell import fastpath, lexer
@@ -17,29 +16,19 @@ from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCo
 from redline.shell.words import WordScanner
 
 
-@dataclass(slots=True)
 class _Cmd:
-    words: list[Word]
-    redirects: list[Redirect]
-    assignments: list[Word]
-    start: int
-    end: int = 0
-    parent: int = -1
-    pipeline: int = -1
-    position: int = 0
+    """A simple command while the parser is still filling it in."""
 
+    __slots__ = ("assignments", "end", "parent", "pipeline", "position", "redirects", "start",
+                 "words")  # fmt: skip
 
-@dataclass(slots=True)
-class _WordBuilder:
-    parts: list[str] = field(default_factory=list)
-    quoted: bool = False
-    glob: bool = False
-    braces: bool = False
-    # Value offsets where an unquoted `$IFS` splits the word in two.
-    splits: list[int] = field(default_factory=list)
-
-    def length(self) -> int:
-        return sum(len(p) for p in self.parts)
+    def __init__(
+        self, words: list[Word], redirects: list[Redirect], assignments: list[Word], start: int,
+        end: int = 0, parent: int = -1, pipeline: int = -1, position: int = 0,
+    ) -> None:  # fmt: skip
+        self.words, self.redirects, self.assignments = words, redirects, assignments
+        self.start, self.end, self.parent = start, end, parent
+        self.pipeline, self.position = pipeline, position
 
 
 class ParseAbort(Exception):

@@ -10,7 +10,6 @@ the commands they are.
 from __future__ import annotations
 
 import itertools
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from redline.decision import Span
@@ -22,14 +21,16 @@ _DQ_ESCAPABLE = frozenset('$`"\\\n')
 _SPECIAL_PARAMS = frozenset("#?$!-")
 
 
-@dataclass(slots=True)
 class _Builder:
-    parts: list[str] = field(default_factory=list)
-    quoted: bool = False
-    glob: bool = False
-    braces: bool = False
-    literal: bool = False
-    splits: list[int] = field(default_factory=list)
+    """The parts of one word while it is being scanned."""
+
+    __slots__ = ("braces", "glob", "literal", "parts", "quoted", "splits")
+
+    def __init__(self) -> None:
+        self.parts: list[str] = []
+        self.quoted = self.glob = self.braces = self.literal = False
+        # Value offsets where an unquoted `$IFS` splits the word in two.
+        self.splits: list[int] = []
 
     def add(self, text: str) -> None:
         self.parts.append(text)

@@ -7,13 +7,12 @@ command gets more arguments at run time (`xargs`, `find -exec`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from redline.shell.model import Word
 
 
-@dataclass(frozen=True, slots=True)
-class Wrapper:
+class Wrapper(NamedTuple):
     # Short options (`u` for `-u`) and long options (`user`) that take a value.
     short_args: frozenset[str] = frozenset()
     long_args: frozenset[str] = frozenset()
