@@ -1,0 +1,78 @@
+"""Reading a program's own options when the generic reading is not enough:
+options that take a value (`-c SQL`, `-cSQL`, `--command SQL`,
+`--command=SQL`), and subcommands that come after global options
+(`git -C dir push`, `systemctl --user stop x`)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Args:
+    """Flags as written (`-f`, `--force`), operands in order, and the values
+    of options that take one, keyed the same way."""
+
+    flags: frozenset[str]
+    operands: tuple[str, ...]
+    values: tuple[tuple[str, str], ...]
+    # Words left unread after `stop_at_operand` ended the reading.
+    rest: tuple[str, ...] = ()
+
+    def has(self, *names: str) -> bool:
+        return any(name in self.flags for name in names)
+
+    def value(self, *names: str) -> tuple[str, ...]:
+        return tuple(v for k, v in self.values if k in names)
+
+
+def parse(
+    words: Sequence[str],
+    short_values: str = "",
+    long_values: Iterable[str] = (),
+    *,
+    stop_at_operand: bool = False,
+) -> Args:
+    """Read `words` (the arguments, without the program name).
+
+    `short_values` are the letters and `long_values` the long names (without
+    dashes) of options that take a value. With `stop_at_operand`, reading
+    ends at the first operand, which is returned with everything after it in
+    `rest` (for global options before a subcommand).
+    """
+    takes_long = frozenset(long_values)
+    flags: set[str] = set()
+    operands: list[str] = []
+    values: list[tuple[str, str]] = []
+    k, n = 0, len(words)
+    while k < n:
+        word = words[k]
+        k += 1
+        if word == "--":
+            operands.extend(words[k:])
+            break
+        if not word.startswith("-") or word == "-":
+            if stop_at_operand:
+                return Args(frozenset(flags), (), tuple(values), tuple(words[k - 1 :]))
+            operands.append(word)
+        elif word.startswith("--"):
+            name, eq, value = word[2:].partition("=")
+            flags.add("--" + name)
+            if eq:
+                values.append(("--" + name, value))
+            elif name in takes_long and k < n:
+                values.append(("--" + name, words[k]))
+                k += 1
+        else:
+            for i, letter in enumerate(word[1:], 1):
+                flags.add("-" + letter)
+                if letter in short_values:
+                    attached = word[i + 1 :]
+                    if attached:
+                        values.append(("-" + letter, attached))
+                    elif k < n:
+                        values.append(("-" + letter, words[k]))
+                        k += 1
+                    break
+    return Args(frozenset(flags), tuple(operands), tuple(values))
