@@ -7,12 +7,17 @@ from types import MappingProxyType
 
 from redline.decision import RuleHit, Severity, Span
 from redline.rules import selfcheck
+from redline.rules.destructive import DESTRUCTIVE_RULES
+from redline.rules.disk import DISK_RULES
 from redline.rules.hardline import HARDLINES
 from redline.rules.model import Rule
+from redline.rules.permissions import PERMISSION_RULES
 from redline.rules.shell_rules import SHELL_RULES
 from redline.shell.analysis import Analysis
 
-CATALOG: tuple[Rule, ...] = (*HARDLINES, *SHELL_RULES)
+CATALOG: tuple[Rule, ...] = (
+    *HARDLINES, *SHELL_RULES, *DESTRUCTIVE_RULES, *PERMISSION_RULES, *DISK_RULES,
+)  # fmt: skip
 
 
 def _by_id(rules: tuple[Rule, ...]) -> Mapping[str, Rule]:
