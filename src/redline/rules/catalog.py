@@ -13,10 +13,11 @@ from redline.rules.hardline import HARDLINES
 from redline.rules.model import Rule
 from redline.rules.permissions import PERMISSION_RULES
 from redline.rules.shell_rules import SHELL_RULES
+from redline.rules.vcs import VCS_RULES
 from redline.shell.analysis import Analysis
 
 CATALOG: tuple[Rule, ...] = (
-    *HARDLINES, *SHELL_RULES, *DESTRUCTIVE_RULES, *PERMISSION_RULES, *DISK_RULES,
+    *HARDLINES, *SHELL_RULES, *DESTRUCTIVE_RULES, *PERMISSION_RULES, *DISK_RULES, *VCS_RULES,
 )  # fmt: skip
 
 
