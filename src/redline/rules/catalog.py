@@ -9,15 +9,19 @@ from redline.decision import RuleHit, Severity, Span
 from redline.rules import selfcheck
 from redline.rules.destructive import DESTRUCTIVE_RULES
 from redline.rules.disk import DISK_RULES
+from redline.rules.gateway import GATEWAY_RULES
 from redline.rules.hardline import HARDLINES
 from redline.rules.model import Rule
 from redline.rules.permissions import PERMISSION_RULES
+from redline.rules.services import SERVICE_RULES
 from redline.rules.shell_rules import SHELL_RULES
+from redline.rules.system import SYSTEM_RULES
 from redline.rules.vcs import VCS_RULES
 from redline.shell.analysis import Analysis
 
 CATALOG: tuple[Rule, ...] = (
     *HARDLINES, *SHELL_RULES, *DESTRUCTIVE_RULES, *PERMISSION_RULES, *DISK_RULES, *VCS_RULES,
+    *SERVICE_RULES, *GATEWAY_RULES, *SYSTEM_RULES,
 )  # fmt: skip
 
 
