@@ -7,6 +7,7 @@ from types import MappingProxyType
 
 from redline.decision import RuleHit, Severity, Span
 from redline.rules import selfcheck
+from redline.rules.cloud import CLOUD_RULES
 from redline.rules.data import DATA_RULES
 from redline.rules.destructive import DESTRUCTIVE_RULES
 from redline.rules.disk import DISK_RULES
@@ -22,7 +23,7 @@ from redline.shell.analysis import Analysis
 
 CATALOG: tuple[Rule, ...] = (
     *HARDLINES, *SHELL_RULES, *DESTRUCTIVE_RULES, *PERMISSION_RULES, *DISK_RULES, *VCS_RULES,
-    *SERVICE_RULES, *GATEWAY_RULES, *SYSTEM_RULES, *DATA_RULES,
+    *SERVICE_RULES, *GATEWAY_RULES, *SYSTEM_RULES, *DATA_RULES, *CLOUD_RULES,
 )  # fmt: skip
 
 
