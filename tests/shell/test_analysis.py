@@ -58,8 +58,10 @@ def test_lookups_are_not_runs(argvs: Argvs) -> None:
 def test_xargs_and_find_exec_append_arguments() -> None:
     xargs = analyze("ls | xargs rm -rf").invocations[-1]
     assert (xargs.name, xargs.appended_args, xargs.via) == ("rm", True, ("xargs",))
-    found = analyze("find /srv -name x -exec rm -rf {} \\;").invocations[-1]
+    found = analyze("find /srv -exec rm -rf {} \\;").invocations[-1]
     assert [w.value for w in found.argv] == ["rm", "-rf", "/srv"]
+    named = analyze("find /srv -name x -exec rm -rf {} \\;").invocations[-1]
+    assert [w.value for w in named.argv] == ["rm", "-rf", "/srv/" + DYNAMIC]
     assert found.via == ("find -exec",)
     ok = analyze("find . -okdir rm {} +").invocations[-1]
     assert [w.value for w in ok.argv] == ["rm", "."]
@@ -151,3 +153,35 @@ def test_cd_sets_the_working_directory() -> None:
 def test_dynamic_command_word_stays_unknown() -> None:
     invs = analyze("$CMD -rf /").invocations
     assert [(i.name, i.argv[0].value) for i in invs] == [("", DYNAMIC)]
+
+
+@pytest.mark.parametrize(
+    ("command", "inner", "remote"),
+    [
+        ("docker exec -it db psql -c 'drop table x'", ("psql", "-c", "drop table x"), True),
+        ("docker run --rm -v /:/h alpine rm -rf /h", ("rm", "-rf", "/h"), True),
+        ("podman container exec c ls", ("ls",), True),
+        ("kubectl exec -it pod -c app -- rm -rf /data", ("rm", "-rf", "/data"), True),
+        ("tmux new -d 'rm -rf src'", ("rm", "-rf", "src"), False),
+        ("tmux send-keys -t 0 'rm -rf src' Enter", ("rm", "-rf", "src"), False),
+        ("screen -dmS job rm -rf src", ("rm", "-rf", "src"), False),
+        ("git -c alias.x='!rm -rf src' x", ("rm", "-rf", "src"), False),
+        ("git rebase --exec 'rm -rf src' HEAD~1", ("rm", "-rf", "src"), False),
+        ("git filter-branch --tree-filter 'rm -rf src' HEAD", ("rm", "-rf", "src"), False),
+        ("env -S 'rm -rf src'", ("rm", "-rf", "src"), False),
+        ("echo 'rm -rf src' | at now", ("rm", "-rf", "src"), False),
+    ],
+)
+def test_subcommands_that_run_commands(command: str, inner: tuple[str, ...], remote: bool) -> None:
+    found = [i for i in analyze(command).invocations if tuple(w.value for w in i.argv) == inner]
+    assert [i.remote for i in found] == [remote]
+
+
+def test_background_and_substitution_parents() -> None:
+    invs = analyze("sudo kill $(pgrep -f gateway) & ls").invocations
+    assert [(i.name, i.parent, i.background) for i in invs] == [
+        ("sudo", -1, True),
+        ("kill", 0, True),
+        ("pgrep", 1, True),
+        ("ls", -1, False),
+    ]

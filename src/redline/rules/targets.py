@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from redline.shell import paths
+from redline.shell import find, paths
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
 from redline.shell.model import DYNAMIC, Word
@@ -39,6 +39,11 @@ def deleted_trees(inv: Invocation, analysis: Analysis) -> Iterator[str]:
         words: tuple[Word, ...] = inv.options.operands
     elif name == "find" and "-delete" in inv.values:
         words = find_roots(inv)
+        if find.narrowed(inv.argv):
+            # Only matching files go: unknown paths under each root.
+            words = tuple(
+                w._replace(value=find.standing_for_found(w.value, inv.argv)) for w in words
+            )
     elif name == "rsync" and any(v.startswith("--delete") for v in inv.values):
         operands = inv.options.operands
         words = operands[-1:] if len(operands) >= 2 else ()
@@ -51,12 +56,7 @@ def deleted_trees(inv: Invocation, analysis: Analysis) -> Iterator[str]:
 
 
 def find_roots(inv: Invocation) -> tuple[Word, ...]:
-    roots: list[Word] = []
-    for word in inv.argv[1:]:
-        if word.value.startswith(("-", "(", "!")):
-            break
-        roots.append(word)
-    return tuple(roots) or (Word(".", inv.span, "."),)
+    return find.roots(inv.argv) or (Word(".", inv.span, "."),)
 
 
 def dynamic_operand(inv: Invocation) -> bool:

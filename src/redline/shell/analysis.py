@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from redline.decision import Span
-from redline.shell import carriers, fastpath, paths
+from redline.shell import carriers, fastpath, find, paths, subcommands
 from redline.shell.invocation import Invocation, command_name
 from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCommand, Word
 from redline.shell.parser import Parser
@@ -56,6 +56,7 @@ class _Builder:
         self.functions: list[FunctionDef] = []
         self.errors: list[str] = []
         self.process_substitution = False
+        self.background = False
 
     def add_script(
         self, text: str, origin: _Origin, depth: int, via: tuple[str, ...],
@@ -71,17 +72,23 @@ class _Builder:
         self.errors.extend(error + where for error in script.errors)
         self.functions.extend(f._replace(span=origin.map(f.span)) for f in script.functions)
         first_of: list[int] = []
+        # The innermost invocation of each command's wrapper chain: `$( )` in
+        # `sudo kill $(pgrep x)` belongs to `kill`, not to `sudo`.
+        innermost: list[int] = []
         for cmd in script.commands:
             first_of.append(len(self.invocations))
             if len(self.invocations) > MAX_INVOCATIONS:
                 self.errors.append("command expands to too many invocations to analyse")
                 return
             upstream = self._upstream(script, cmd, first_of)
-            parent = first_of[cmd.parent] if 0 <= cmd.parent < len(first_of) else -1
+            parent = innermost[cmd.parent] if 0 <= cmd.parent < len(innermost) else -1
             stdin = self._stdin(script, cmd, first_of)
-            self.add_command(
-                cmd.words, cmd.redirects, origin.map(cmd.span), origin, depth, via, remote,
-                appended=False, upstream=upstream, parent=parent, stdin=stdin,
+            self.background = cmd.background
+            innermost.append(
+                self.add_command(
+                    cmd.words, cmd.redirects, origin.map(cmd.span), origin, depth, via, remote,
+                    appended=False, upstream=upstream, parent=parent, stdin=stdin,
+                )
             )  # fmt: skip
 
     def _upstream(self, script: Script, cmd: SimpleCommand, first_of: list[int]) -> tuple[int, ...]:
@@ -115,19 +122,21 @@ class _Builder:
         self, argv: tuple[Word, ...], redirects: tuple[Redirect, ...], span: Span,
         origin: _Origin, depth: int, via: tuple[str, ...], remote: bool, appended: bool,
         upstream: tuple[int, ...], parent: int, stdin: str | None,
-    ) -> None:  # fmt: skip
+    ) -> int:  # fmt: skip
+        """Add one invocation and whatever it runs; return the innermost of its
+        wrapper chain (`rm` for `sudo timeout 5 rm`)."""
         if not argv and not redirects:
-            return
+            return parent
         name = command_name(argv[0]) if argv else ""
-        index = len(self.invocations)
+        index = innermost = len(self.invocations)
         inv = Invocation(
             name=name, argv=argv, redirects=redirects, span=span, index=index, via=via,
             depth=depth, remote=remote, appended_args=appended, upstream=upstream,
-            parent=parent, stdin_text=stdin, cwd=self.cwd,
+            parent=parent, stdin_text=stdin, cwd=self.cwd, background=self.background,
         )  # fmt: skip
         self.invocations.append(inv)
         if not argv:
-            return
+            return innermost
         if name in ("cd", "pushd") and not remote:
             self._change_directory(inv)
         split = split_wrapper(name, argv)
@@ -141,7 +150,7 @@ class _Builder:
                     self.add_script(text, _Origin(None, fallback), depth + 1, (*via, name),
                                     remote=remote or spec.remote)  # fmt: skip
                 else:
-                    self.add_command(
+                    innermost = self.add_command(
                         inner, redirects, span, origin, depth, (*via, name),
                         remote or spec.remote, appended or spec.appends_args,
                         upstream, index, stdin,
@@ -150,6 +159,15 @@ class _Builder:
             self._find_exec(inv, origin, depth, via, remote)
         for carried in carriers.carried_scripts(inv):
             self._add_carried(carried, inv, origin, depth, via, remote)
+        for launch in subcommands.launches(inv):
+            label, inner_remote = (*via, launch.label), remote or launch.remote
+            if launch.script is not None:
+                self.add_script(launch.script, _Origin(None, span), depth + 1, label,
+                                remote=inner_remote)  # fmt: skip
+            elif launch.argv:
+                self.add_command(launch.argv, (), span, origin, depth, label, inner_remote,
+                                 appended, (), index, None)  # fmt: skip
+        return innermost
 
     def _change_directory(self, inv: Invocation) -> None:
         operands = inv.options.operands
@@ -177,13 +195,7 @@ class _Builder:
         self, inv: Invocation, origin: _Origin, depth: int, via: tuple[str, ...], remote: bool
     ) -> None:
         argv = inv.argv
-        roots = []
-        for word in argv[1:]:
-            if word.value.startswith(("-", "(", "!")):
-                break
-            roots.append(word)
-        if not roots:
-            roots = [Word(".", inv.span, ".")]
+        starts = find.roots(argv) or (Word(".", inv.span, "."),)
         k = 1
         while k < len(argv):
             if argv[k].value in _FIND_EXEC:
@@ -192,12 +204,13 @@ class _Builder:
                     end += 1
                 inner: list[Word] = []
                 for word in argv[k + 1 : end]:
-                    if "{}" in word.value:
-                        # Each file found replaces `{}`: stand for them by the roots.
-                        inner.extend(word._replace(value=word.value.replace("{}", r.value))
-                                     for r in roots)  # fmt: skip
-                    else:
+                    if "{}" not in word.value:
                         inner.append(word)
+                        continue
+                    # Each file found replaces `{}`: stand for them by the roots.
+                    for root in starts:
+                        found = find.standing_for_found(root.value, argv)
+                        inner.append(word._replace(value=word.value.replace("{}", found)))
                 if inner:
                     self.add_command(tuple(inner), (), inv.span, origin, depth,
                                      (*via, "find " + argv[k].value), remote, True, (),

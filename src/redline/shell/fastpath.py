@@ -59,6 +59,7 @@ def parse(src: str) -> Script | None:
     pending_start = 0
     start = end = -1
     last_op = "start"
+    list_start = 0  # the first command of the current `&&`/`||` list
 
     def finish(op: str) -> bool:
         nonlocal words, redirects, start
@@ -112,6 +113,11 @@ def parse(src: str) -> Script | None:
                 return None
             if text not in _PIPE:
                 close_pipeline()
+            if text == "&":
+                for k in range(list_start, len(commands)):
+                    commands[k] = commands[k]._replace(background=True)
+            if text in ("&", ";", "\n"):
+                list_start = len(commands)
             last_op = text
         else:
             return None

@@ -64,21 +64,9 @@ class Invocation:
     lazily: most invocations meet no rule that asks for them."""
 
     __slots__ = (
-        "_options",
-        "appended_args",
-        "argv",
-        "cwd",
-        "depth",
-        "index",
-        "name",
-        "parent",
-        "redirects",
-        "remote",
-        "span",
-        "stdin_text",
-        "upstream",
-        "via",
-    )
+        "_options", "appended_args", "argv", "background", "cwd", "depth", "index", "name",
+        "parent", "redirects", "remote", "span", "stdin_text", "upstream", "via",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -95,6 +83,7 @@ class Invocation:
         parent: int = -1,
         stdin_text: str | None = None,
         cwd: str | None = None,
+        background: bool = False,
     ) -> None:
         self.name = name
         self.argv = argv
@@ -115,6 +104,8 @@ class Invocation:
         self.stdin_text = stdin_text
         # The working directory it runs in, when known (`cd /x && cmd` updates it).
         self.cwd = cwd
+        # It runs in the background (its list ends with `&`).
+        self.background = background
         self._options: Options | None = None
 
     def __repr__(self) -> str:

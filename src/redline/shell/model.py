@@ -75,6 +75,8 @@ class SimpleCommand(NamedTuple):
     position: int = 0
     # The command whose word holds this one inside `$( )` or backticks.
     parent: int = -1
+    # Its list ends with `&`: it runs in the background.
+    background: bool = False
 
 
 class FunctionDef(NamedTuple):

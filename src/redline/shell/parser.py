@@ -19,8 +19,8 @@ from redline.shell.words import WordScanner
 class _Cmd:
     """A simple command while the parser is still filling it in."""
 
-    __slots__ = ("assignments", "end", "parent", "pipeline", "position", "redirects", "start",
-                 "words")  # fmt: skip
+    __slots__ = ("assignments", "background", "end", "parent", "pipeline", "position",
+                 "redirects", "start", "words")  # fmt: skip
 
     def __init__(
         self, words: list[Word], redirects: list[Redirect], assignments: list[Word], start: int,
@@ -29,6 +29,7 @@ class _Cmd:
         self.words, self.redirects, self.assignments = words, redirects, assignments
         self.start, self.end, self.parent = start, end, parent
         self.pipeline, self.position = pipeline, position
+        self.background = False
 
 
 class ParseAbort(Exception):
@@ -86,6 +87,7 @@ class Parser(CompoundParser, WordScanner):
                 pipeline=c.pipeline,
                 position=c.position,
                 parent=c.parent,
+                background=c.background,
             )
             for c in self.cmds
         )
@@ -172,6 +174,7 @@ class Parser(CompoundParser, WordScanner):
 
     def parse_and_or(self) -> None:
         src = self.src
+        first = len(self.cmds)
         while True:
             self.parse_pipeline()
             self.skip_blanks()
@@ -185,7 +188,10 @@ class Parser(CompoundParser, WordScanner):
                         break
                 continue
             at_separator = self.i < self.n and src[self.i] in ";&"
-            if at_separator and not src.startswith((";;", ";&", "&>"), self.i):
+            if at_separator and not src.startswith((";;", ";&", "&>", "&&"), self.i):
+                if src[self.i] == "&":
+                    for cmd in self.cmds[first:]:
+                        cmd.background = True
                 self.i += 1
             return
 
@@ -442,18 +448,18 @@ class Parser(CompoundParser, WordScanner):
             )
             parent = command.parent + base if command.parent >= 0 else self.current_cmd
             pipeline = command.pipeline + len(self.pipelines) if command.pipeline >= 0 else -1
-            self.cmds.append(
-                _Cmd(
-                    list(command.words),
-                    list(command.redirects),
-                    list(command.assignments),
-                    span.start,
-                    span.end,
-                    parent,
-                    pipeline,
-                    command.position,
-                )
+            copied = _Cmd(
+                list(command.words),
+                list(command.redirects),
+                list(command.assignments),
+                span.start,
+                span.end,
+                parent,
+                pipeline,
+                command.position,
             )
+            copied.background = command.background
+            self.cmds.append(copied)
         self.pipelines.extend(tuple(m + base for m in p) for p in script.pipelines)
         self.functions.extend(script.functions)
         self.errors.extend(script.errors)

@@ -1,0 +1,221 @@
+"""Programs whose subcommand runs another command (F-SHELL-2, F-SHELL-3).
+
+`docker exec C cmd`, `kubectl exec P -- cmd`, `tmux new 'cmd'`, `screen -dm
+cmd`, `git rebase --exec 'cmd'`, `git -c alias.x='!cmd'`, `env -S 'cmd'`,
+`echo cmd | at now`: each gives back the argv or the script that will run.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from redline.shell.invocation import Invocation
+from redline.shell.model import Word
+
+
+class Launch(NamedTuple):
+    label: str
+    argv: tuple[Word, ...] = ()
+    script: str | None = None
+    # Runs somewhere else: a container, a pod.
+    remote: bool = False
+
+
+_CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl"})
+_CONTAINER_VALUE_OPTS = frozenset(
+    [
+        "-e",
+        "--env",
+        "--env-file",
+        "-u",
+        "--user",
+        "-w",
+        "--workdir",
+        "-v",
+        "--volume",
+        "-p",
+        "--publish",
+        "--name",
+        "--network",
+        "--net",
+        "--entrypoint",
+        "--mount",
+        "-m",
+        "--memory",
+        "--cpus",
+        "-l",
+        "--label",
+        "--add-host",
+        "--device",
+        "--cap-add",
+        "--cap-drop",
+        "-h",
+        "--hostname",
+        "--platform",
+        "--pull",
+        "--restart",
+        "--security-opt",
+        "--ulimit",
+        "--tmpfs",
+        "--shm-size",
+        "--gpus",
+        "--log-driver",
+        "--log-opt",
+        "--ipc",
+        "--pid",
+        "--cidfile",
+        "--dns",
+        "--expose",
+        "--link",
+        "--volumes-from",
+        "--runtime",
+        "--stop-signal",
+        "--stop-timeout",
+        "--userns",
+        "--uts",
+        "--cgroupns",
+        "--detach-keys",
+        "-c",
+        "--context",
+        "-H",
+        "--host",
+        "--config",
+        "--log-level",
+    ]
+)
+_TMUX_RUNNERS = frozenset(
+    {"new-session", "new", "new-window", "neww", "split-window", "splitw", "respawn-pane",
+     "respawnp", "respawn-window", "respawnw", "run-shell", "run", "display-popup", "popup"}
+)  # fmt: skip
+_TMUX_VALUE_OPTS = frozenset(
+    {"-s", "-n", "-t", "-c", "-e", "-x", "-y", "-F", "-l", "-p", "-S", "-L", "-f"}
+)
+_TMUX_KEYS = frozenset({"Enter", "C-m", "KPEnter", "Escape", "C-c", "C-d", "Tab", "Space"})
+_GIT_FILTERS = frozenset(
+    {"--tree-filter", "--index-filter", "--msg-filter", "--env-filter", "--commit-filter",
+     "--parent-filter", "--tag-name-filter"}
+)  # fmt: skip
+
+
+def launches(inv: Invocation) -> list[Launch]:
+    name = inv.name
+    if name in _CONTAINER_TOOLS:
+        return _container(inv)
+    if name == "kubectl":
+        return _kubectl(inv)
+    if name == "tmux":
+        return _tmux(inv)
+    if name == "screen":
+        return _screen(inv)
+    if name == "git":
+        return _git(inv)
+    if name == "env":
+        return _env_split(inv)
+    if name in ("at", "batch") and inv.stdin_text:
+        return [Launch(f"{name} job", script=inv.stdin_text)]
+    return []
+
+
+def _skip_options(argv: tuple[Word, ...], start: int, with_values: frozenset[str]) -> int:
+    k = start
+    while k < len(argv):
+        value = argv[k].value
+        if value == "--":
+            return k + 1
+        if not value.startswith("-") or value == "-":
+            return k
+        k += 2 if value in with_values else 1
+    return k
+
+
+def _container(inv: Invocation) -> list[Launch]:
+    argv = inv.argv
+    k = _skip_options(argv, 1, _CONTAINER_VALUE_OPTS)
+    if k >= len(argv):
+        return []
+    verb = argv[k].value
+    if verb == "container" and k + 1 < len(argv):
+        k, verb = k + 1, argv[k + 1].value
+    if verb not in ("exec", "run"):
+        return []
+    k = _skip_options(argv, k + 1, _CONTAINER_VALUE_OPTS)
+    inner = argv[k + 1 :]  # past the container or image
+    return [Launch(f"{inv.name} {verb}", argv=inner, remote=True)] if inner else []
+
+
+def _kubectl(inv: Invocation) -> list[Launch]:
+    values = [w.value for w in inv.argv]
+    if "exec" not in values or "--" not in values:
+        return []
+    inner = inv.argv[values.index("--") + 1 :]
+    return [Launch("kubectl exec", argv=inner, remote=True)] if inner else []
+
+
+def _tmux(inv: Invocation) -> list[Launch]:
+    argv = inv.argv
+    k = _skip_options(argv, 1, _TMUX_VALUE_OPTS)
+    if k >= len(argv):
+        return []
+    verb = argv[k].value
+    if verb in ("send-keys", "send"):
+        rest = argv[_skip_options(argv, k + 1, _TMUX_VALUE_OPTS) :]
+        keys = [w.value for w in rest if w.value not in _TMUX_KEYS]
+        return [Launch("tmux send-keys", script=" ".join(keys))] if keys else []
+    if verb not in _TMUX_RUNNERS:
+        return []
+    rest = argv[_skip_options(argv, k + 1, _TMUX_VALUE_OPTS) :]
+    if not rest:
+        return []
+    if len(rest) == 1:
+        return [Launch(f"tmux {verb}", script=rest[0].value)]
+    return [Launch(f"tmux {verb}", argv=rest)]
+
+
+def _screen(inv: Invocation) -> list[Launch]:
+    argv = inv.argv
+    k = 1
+    while k < len(argv) and argv[k].value.startswith("-"):
+        value = argv[k].value
+        if value == "-X" and k + 2 < len(argv) and argv[k + 1].value == "stuff":
+            return [Launch("screen stuff", script=argv[k + 2].value)]
+        # A flag group ending in a letter that takes a value (`-dmS name`) takes it.
+        k += 2 if value[-1] in "ScptThe" and not value.startswith("--") else 1
+    inner = argv[k:]
+    return [Launch("screen", argv=inner)] if inner else []
+
+
+def _git(inv: Invocation) -> list[Launch]:
+    argv = inv.argv
+    found: list[Launch] = []
+    for k, word in enumerate(argv[1:], 1):
+        value = word.value
+        following = argv[k + 1].value if k + 1 < len(argv) else None
+        if value == "-c" and following and following.lower().startswith("alias."):
+            command = following.partition("=")[2]
+            if command.startswith("!"):
+                found.append(Launch("git alias", script=command[1:]))
+        elif value in ("--exec", "-x") and following is not None:
+            found.append(Launch("git rebase --exec", script=following))
+        elif value.startswith("--exec="):
+            found.append(Launch("git rebase --exec", script=value[len("--exec=") :]))
+        elif value in _GIT_FILTERS and following is not None:
+            found.append(Launch(f"git filter-branch {value}", script=following))
+        elif value == "foreach" and k + 1 < len(argv):
+            found.append(
+                Launch("git submodule foreach", script=" ".join(w.value for w in argv[k + 1 :]))
+            )
+        elif value == "run" and k >= 2 and argv[k - 1].value == "bisect" and k + 1 < len(argv):
+            found.append(Launch("git bisect run", argv=argv[k + 1 :]))
+    return found
+
+
+def _env_split(inv: Invocation) -> list[Launch]:
+    argv = inv.argv
+    for k, word in enumerate(argv[1:], 1):
+        value = word.value
+        if value in ("-S", "--split-string") and k + 1 < len(argv):
+            rest = " ".join(w.value for w in argv[k + 2 :])
+            return [Launch("env -S", script=(argv[k + 1].value + " " + rest).strip())]
+        if value.startswith("--split-string="):
+            return [Launch("env -S", script=value.partition("=")[2])]
+    return []
