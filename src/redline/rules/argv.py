@@ -6,11 +6,10 @@ options that take a value (`-c SQL`, `-cSQL`, `--command SQL`,
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
-@dataclass(frozen=True, slots=True)
-class Args:
+class Args(NamedTuple):
     """Flags as written (`-f`, `--force`), operands in order, and the values
     of options that take one, keyed the same way."""
 

@@ -139,17 +139,12 @@ _DETACHERS = frozenset({"nohup", "setsid", "daemonize", "disown"})
 _DETACHED_RUN = re.compile(r"\bhermes\s+(?:\S+\s+)*?gateway\s+(?:run|start)\b")
 
 
-def _backgrounded(inv: Invocation, analysis: Analysis) -> bool:
-    rest = analysis.text[inv.span.end :].lstrip(" \t")
-    return rest.startswith("&") and not rest.startswith(("&&", "&>"))
-
-
 def _gateway_unsupervised(inv: Invocation, analysis: Analysis) -> bool:
     if inv.name in ("screen", "tmux", "dtach", "byobu"):
         return bool(_DETACHED_RUN.search(" ".join(inv.values)))
     if _hermes_gateway(inv) != ("gateway", "run"):
         return False
-    if _backgrounded(inv, analysis) or any(v in _DETACHERS for v in inv.via):
+    if inv.background or any(v in _DETACHERS for v in inv.via):
         return True
     return any(o.name == "disown" for o in analysis.invocations[inv.index + 1 :])
 
