@@ -15,6 +15,7 @@ from redline.rules.gateway import GATEWAY_RULES
 from redline.rules.hardline import HARDLINES
 from redline.rules.model import Rule
 from redline.rules.permissions import PERMISSION_RULES
+from redline.rules.publish import PUBLISH_RULES
 from redline.rules.services import SERVICE_RULES
 from redline.rules.shell_rules import SHELL_RULES
 from redline.rules.system import SYSTEM_RULES
@@ -23,7 +24,7 @@ from redline.shell.analysis import Analysis
 
 CATALOG: tuple[Rule, ...] = (
     *HARDLINES, *SHELL_RULES, *DESTRUCTIVE_RULES, *PERMISSION_RULES, *DISK_RULES, *VCS_RULES,
-    *SERVICE_RULES, *GATEWAY_RULES, *SYSTEM_RULES, *DATA_RULES, *CLOUD_RULES,
+    *SERVICE_RULES, *GATEWAY_RULES, *SYSTEM_RULES, *DATA_RULES, *CLOUD_RULES, *PUBLISH_RULES,
 )  # fmt: skip
 
 

@@ -1,0 +1,113 @@
+"""Acts that cannot be taken back once others see them, and erasing the
+traces of what was done: both are asked (F-RULES-2)."""
+
+from __future__ import annotations
+
+from redline.decision import Severity
+from redline.rules.model import Rule, rule
+from redline.shell.analysis import Analysis
+from redline.shell.invocation import Invocation
+
+D = Severity.DANGEROUS
+
+# Program -> the subcommand words that publish a release to a public registry.
+_PUBLISHERS: dict[str, frozenset[str]] = {
+    "npm": frozenset({"publish", "unpublish", "deprecate"}),
+    "pnpm": frozenset({"publish"}),
+    "yarn": frozenset({"publish", "npm"}),
+    "bun": frozenset({"publish"}),
+    "cargo": frozenset({"publish", "yank"}),
+    "twine": frozenset({"upload"}),
+    "poetry": frozenset({"publish"}),
+    "flit": frozenset({"publish"}),
+    "hatch": frozenset({"publish"}),
+    "uv": frozenset({"publish"}),
+    "gem": frozenset({"push", "yank"}),
+    "mvn": frozenset({"deploy"}),
+    "dotnet": frozenset({"nuget"}),
+    "vsce": frozenset({"publish"}),
+    "helm": frozenset({"push"}),
+}
+
+
+def _publish(inv: Invocation, analysis: Analysis) -> bool:
+    verbs = _PUBLISHERS.get(inv.name)
+    if verbs is None or "--dry-run" in inv.values:
+        return False
+    verb = inv.subcommand()
+    if inv.name == "yarn" and verb == "npm":
+        return "publish" in inv.values
+    if inv.name == "dotnet":
+        return verb == "nuget" and "push" in inv.values
+    return verb in verbs
+
+
+_HISTORY_FILES = (".bash_history", ".zsh_history", ".history", ".python_history", ".psql_history")
+
+
+def _erase_history(inv: Invocation, analysis: Analysis) -> bool:
+    name, values = inv.name, inv.values
+    if name == "history":
+        return bool({"-c", "-w", "-d"} & set(values)) or any(v.startswith("-c") for v in values)
+    if name in ("unset", "export", "set") and any(
+        v == "HISTFILE" or v.startswith(("HISTFILE=", "HISTSIZE=0", "HISTFILESIZE=0")) or v == "+o"
+        for v in values
+    ):
+        return name != "set" or "history" in values
+    if name in ("rm", "shred", "truncate", "ln", "cp", "mv") or inv.redirects:
+        targets = [*values, *(r.target.value for r in inv.redirects if r.writes and r.target)]
+        return any(t.endswith(_HISTORY_FILES) for t in targets)
+    return False
+
+
+PUBLISH_RULES: tuple[Rule, ...] = (
+    rule(
+        "publish.package-release",
+        "publish",
+        D,
+        "publish a package release to a public registry",
+        "ask the owner to publish; a release cannot be taken back once others install it",
+        programs=tuple(_PUBLISHERS),
+        test=_publish,
+        must_match=(
+            "npm publish",
+            "npm publish --access public",
+            "cargo publish",
+            "twine upload dist/*",
+            "poetry publish --build",
+            "gem push pkg.gem",
+            "sudo -u ci npm publish",
+        ),
+        must_not_match=(
+            "npm publish --dry-run",
+            "npm install",
+            "cargo build",
+            "twine check dist/*",
+            "echo npm publish",
+        ),
+    ),
+    rule(
+        "audit.erase-history",
+        "audit",
+        D,
+        "erase or stop the shell history",
+        "leave the shell history alone; it is the owner's record of what ran",
+        test=_erase_history,
+        must_match=(
+            "history -c",
+            "unset HISTFILE",
+            "export HISTFILE=/dev/null",
+            "rm ~/.bash_history",
+            "cat /dev/null > ~/.zsh_history",
+            "set +o history",
+            "export HISTSIZE=0",
+        ),
+        must_not_match=(
+            "history",
+            "history 20",
+            "export HISTSIZE=10000",
+            "cat ~/.bash_history",
+            "set -e",
+        ),
+    ),
+)
