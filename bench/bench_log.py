@@ -13,6 +13,7 @@ import argparse
 import multiprocessing
 import sqlite3
 import tempfile
+import threading
 import time
 import uuid
 from collections.abc import Callable
@@ -84,7 +85,7 @@ def single(url: str) -> tuple[float, float]:
 
 def _worker(url: str, worker: int, count: int, barrier: Any) -> None:
     with open_store(url) as store:
-        barrier.wait()
+        barrier.wait(timeout=60)
         for i in range(count):
             store.append(make_record(i, session=f"w{worker}"))
 
@@ -97,7 +98,12 @@ def concurrent(url: str) -> float:
     ]
     for process in processes:
         process.start()
-    barrier.wait()
+    try:
+        barrier.wait(timeout=60)
+    except threading.BrokenBarrierError:
+        for process in processes:
+            process.kill()
+        raise SystemExit("a writer process failed to start") from None
     start = time.perf_counter()
     for process in processes:
         process.join()

@@ -242,6 +242,10 @@ def test_concurrent_appenders_never_fork_the_chain(make_store: MakeStore, store_
         process.start()
     for process in processes:
         process.join(timeout=120)
+    for process in processes:
+        if process.is_alive():
+            process.kill()
+            process.join()
     assert [p.exitcode for p in processes] == [0] * workers
     store = make_store()
     result = verify_store(store)
