@@ -1,0 +1,1 @@
+"""Tool calls to decisions: actions, shape, never-run kinds, policy, memory (F-GATE)."""
