@@ -1,0 +1,88 @@
+"""Who is behind a call, carried in `contextvars` (F-GATE-5).
+
+The context says whether anyone can answer an ask: a person at the terminal
+(`interactive`), the owner through a messaging gateway (`gateway`), nobody
+(`cron`, `single_query`). It travels with the session key in a `ContextVar`,
+so concurrent sessions (threads or asyncio tasks) never see each other's.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import enum
+from collections.abc import Iterator
+from contextvars import ContextVar, Token
+from dataclasses import dataclass
+
+
+class ContextKind(enum.StrEnum):
+    INTERACTIVE = "interactive"
+    GATEWAY = "gateway"
+    CRON = "cron"
+    SINGLE_QUERY = "single_query"
+
+
+# Contexts where nobody can answer an ask.
+UNATTENDED = frozenset({ContextKind.CRON, ContextKind.SINGLE_QUERY})
+DEFAULT_SESSION = "default"
+
+
+@dataclass(frozen=True, slots=True)
+class CallContext:
+    kind: ContextKind = ContextKind.INTERACTIVE
+    session: str = DEFAULT_SESSION
+
+    @property
+    def unattended(self) -> bool:
+        return self.kind in UNATTENDED
+
+
+_current: ContextVar[CallContext | None] = ContextVar("redline_call_context", default=None)
+
+
+def parse_kind(text: str) -> ContextKind:
+    try:
+        return ContextKind(text)
+    except ValueError:
+        import difflib
+
+        names = [k.value for k in ContextKind]
+        close = difflib.get_close_matches(text, names, n=1)
+        hint = f"; did you mean `{close[0]}`?" if close else f"; expected one of {', '.join(names)}"
+        raise ValueError(f"unknown context `{text}`{hint}") from None
+
+
+def current() -> CallContext:
+    """The context of the running task or thread; interactive by default."""
+    return _current.get() or CallContext()
+
+
+def set_context(
+    kind: ContextKind | str = ContextKind.INTERACTIVE, session: str = DEFAULT_SESSION
+) -> Token[CallContext | None]:
+    """Set the context for this task; pass the token to `reset_context` afterwards."""
+    return _current.set(CallContext(parse_kind(str(kind)), session or DEFAULT_SESSION))
+
+
+def reset_context(token: Token[CallContext | None]) -> None:
+    _current.reset(token)
+
+
+@contextlib.contextmanager
+def use_context(
+    kind: ContextKind | str = ContextKind.INTERACTIVE, session: str = DEFAULT_SESSION
+) -> Iterator[CallContext]:
+    token = set_context(kind, session)
+    try:
+        yield current()
+    finally:
+        reset_context(token)
+
+
+def resolve(kind: str | None = None, session: str | None = None) -> CallContext:
+    """The current context, with what a call names overriding it."""
+    base = current()
+    return CallContext(
+        parse_kind(kind) if kind is not None else base.kind,
+        session if session else base.session,
+    )

@@ -1,0 +1,313 @@
+"""From a tool call to a Decision, deterministically (F-GATE-4, F-GATE-8).
+
+In order: a call that cannot be read, `execute_code`, never-run kinds, the
+call's shape, hard lines (all denied, whatever the policy says); then the
+policy's verdict for each rule hit and for the call, less what was approved
+before (session or always); then the rejection memory; then the context
+(an ask nobody can answer becomes a deny). Pure: no I/O, no clock.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from redline.decision import Decision, RuleHit, Severity, Verdict
+from redline.gate import shape
+from redline.gate.actions import Action, ActionKind, ToolCall
+from redline.gate.context import CallContext
+from redline.gate.effects import Facts, Subject, collect
+from redline.gate.memory import Outcome, RejectionMemory, canonical_rule, fingerprint
+from redline.gate.never_run import Guard
+from redline.gate.tools import normalize
+from redline.policy.model import CallView, Policy
+from redline.shell import paths
+
+NEVER_RUN = "never-run"
+POLICY_DENY = "policy-deny"
+NO_APPROVER = "no-approver"
+REJECTED_BEFORE = "rejected-before"
+
+# Answers where an approval was granted before ("session", "always"), or None.
+GrantCheck = Callable[[str, Subject], "str | None"]
+Grant = tuple[str, Subject]
+
+_BUILT_IN = {
+    Severity.HARDLINE: Verdict.DENY,
+    Severity.DANGEROUS: Verdict.ASK,
+    Severity.SENSITIVE: Verdict.ASK,
+}
+_TEXT_KINDS = frozenset({ActionKind.DELEGATE, ActionKind.SCHEDULE, ActionKind.SKILL})
+
+
+@dataclass(frozen=True, slots=True)
+class Evaluation:
+    """The decision, and what recording an outcome for it needs: the facts,
+    the grants an approval gives (`asks`) and the call-level policy keys."""
+
+    decision: Decision
+    facts: Facts | None = None
+    asks: tuple[Grant, ...] = ()
+    contributors: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class _Part:
+    verdict: Verdict
+    key: str
+    description: str
+    repair: str
+    subjects: tuple[Subject, ...]
+
+
+def resolve_paths(action: Action) -> tuple[str, ...]:
+    """The action's file paths, normalised, where they can be known."""
+    base = action.base if shape.is_absolute(action.base) else None
+    values = action.paths or ((base,) if action.path_optional and base else ())
+    found: list[str] = []
+    for value in values:
+        if value is None:
+            continue
+        if value.startswith(("/", "~")):
+            normal = paths.normalize(value)
+        elif action.relative_ok and base:
+            normal = paths.normalize(value, base)
+        else:
+            continue
+        if normal is not None:
+            found.append(normal)
+    return tuple(found)
+
+
+def _deny(decision: Decision, ctx: CallContext, facts: Facts | None = None) -> Evaluation:
+    return Evaluation(_with_context(decision, ctx), facts)
+
+
+def with_notes(decision: Decision, notes: list[str]) -> Decision:
+    d = decision
+    return Decision(
+        d.verdict, d.hits, d.reason, d.repair, d.hardline, d.code, d.context, (*d.notes, *notes)
+    )
+
+
+def _with_context(decision: Decision, ctx: CallContext) -> Decision:
+    return Decision(
+        decision.verdict,
+        decision.hits,
+        decision.reason,
+        decision.repair,
+        decision.hardline,
+        decision.code,
+        ctx.kind.value,
+        decision.notes,
+    )
+
+
+def evaluate(
+    call: ToolCall,
+    ctx: CallContext,
+    policy: Policy,
+    guard: Guard,
+    granted: GrantCheck | None = None,
+    memory: RejectionMemory | None = None,
+) -> Evaluation:
+    action = normalize(call)
+    for refusal in (shape.malformed(action), shape.execute_code(action)):
+        if refusal is not None:
+            return _deny(refusal, ctx)
+    resolved = resolve_paths(action) if action.is_file_tool else ()
+    facts = collect(action, resolved)
+    never = _never_run(action, resolved, facts, guard)
+    if never:
+        first = never[0]
+        return _deny(
+            Decision(
+                Verdict.DENY,
+                (*never, *facts.hits),
+                first.description,
+                first.repair,
+                True,
+                NEVER_RUN,
+            ),
+            ctx,
+            facts,
+        )
+    refusal = shape.refusal(action)
+    if refusal is not None:
+        return _deny(refusal, ctx, facts)
+    hard = [h for h in facts.hits if h.severity is Severity.HARDLINE]
+    if hard:
+        reason = "; ".join(dict.fromkeys(h.description for h in hard))
+        return _deny(Decision(Verdict.DENY, facts.hits, reason, hard[0].repair, True), ctx, facts)
+    return _judge(action, facts, ctx, policy, guard, granted, memory)
+
+
+def _never_run(
+    action: Action, resolved: tuple[str, ...], facts: Facts, guard: Guard
+) -> tuple[RuleHit, ...]:
+    found: list[RuleHit] = []
+    if facts.analysis is not None:
+        found.extend(guard.shell_hits(facts.analysis))
+    if action.is_file_tool:
+        found.extend(guard.file_hits(action, resolved))
+    if action.kind in _TEXT_KINDS:
+        found.extend(guard.text_hits(action))
+    return tuple({h.rule_id: h for h in reversed(found)}.values())[::-1]
+
+
+def _view(action: Action, facts: Facts, ctx: CallContext, home: str) -> CallView:
+    forms: dict[str, None] = {}
+    home = home.rstrip("/")
+    for path in facts.paths:
+        forms[path] = None
+        if home and path.startswith(home + "/"):
+            forms["~" + path[len(home) :]] = None
+        elif path.startswith("~/"):
+            forms[home + path[1:]] = None
+    return CallView(
+        action.tool, action.kind.value, ctx.kind.value, tuple(forms), facts.hosts, facts.programs
+    )
+
+
+def _parts(action: Action, facts: Facts, view: CallView, policy: Policy) -> list[_Part]:
+    parts: list[_Part] = []
+    for hit, subjects in zip(facts.hits, facts.hit_subjects, strict=True):
+        rule_id = canonical_rule(hit.rule_id)
+        verdicts = [
+            r.verdict
+            for r in policy.rules
+            if r.about_hits
+            and r.match.call_matches(view)
+            and r.match.hit_matches(hit, rule_id)
+            and not (
+                r.unless is not None
+                and r.unless.call_matches(view)
+                and (not r.unless.about_hits or r.unless.hit_matches(hit, rule_id))
+            )
+        ]
+        verdict = max(verdicts) if verdicts else _BUILT_IN[hit.severity]
+        parts.append(_Part(verdict, rule_id, hit.description, hit.repair, subjects))
+    for rule in policy.rules:
+        if rule.about_hits or not rule.match.call_matches(view):
+            continue
+        unless = rule.unless
+        if (
+            unless is not None
+            and unless.call_matches(view)
+            and (
+                not unless.about_hits
+                or any(unless.hit_matches(h, canonical_rule(h.rule_id)) for h in facts.hits)
+            )
+        ):
+            continue
+        what = rule.reason or f"policy rule `{rule.id}` says {rule.verdict} for this call"
+        parts.append(_Part(rule.verdict, "policy:" + rule.id, what, rule.repair, facts.subjects))
+    if not parts:
+        if action.kind is ActionKind.UNKNOWN:
+            verdict = policy.unknown_verdict
+            what = f"unknown tool `{action.tool}`; the policy's default for it is {verdict}"
+        else:
+            verdict = policy.default
+            what = f"no rule matched; the policy's default is {verdict}"
+        parts.append(_Part(verdict, "policy:default", what, "", facts.subjects))
+    return parts
+
+
+def _judge(
+    action: Action,
+    facts: Facts,
+    ctx: CallContext,
+    policy: Policy,
+    guard: Guard,
+    granted: GrantCheck | None,
+    memory: RejectionMemory | None,
+) -> Evaluation:
+    view = _view(action, facts, ctx, guard.places.home)
+    parts = _parts(action, facts, view, policy)
+    contributors = tuple(p.key for p in parts if p.key.startswith("policy:"))
+    notes: list[str] = []
+    if action.kind is ActionKind.UNKNOWN:
+        notes.append(
+            f"unknown tool `{action.tool}`: judged by the policy's default for "
+            f"unknown tools ({policy.unknown_verdict})"
+        )
+    if memory:
+        remembered = memory.match(fingerprint(facts, contributors))
+        if remembered is not None:
+            decision = _rejected_before(remembered.outcome, remembered.fingerprint.summary, facts)
+            return Evaluation(_with_context(decision, ctx), facts, (), contributors)
+    asks = tuple((p.key, s) for p in parts if p.verdict is Verdict.ASK for s in p.subjects)
+    remaining: list[_Part] = []
+    for part in parts:
+        source = _granted(part, granted) if part.verdict is Verdict.ASK else None
+        if source is None:
+            remaining.append(part)
+        else:
+            notes.append(f"`{part.key}` was approved before ({source})")
+    decision = _decide(remaining, parts, facts, notes)
+    turned = policy.ask_becomes(ctx.kind.value, ctx.unattended) is Verdict.DENY
+    if decision.verdict is Verdict.ASK and turned:
+        why = "nobody can answer" if ctx.unattended else "the policy turns asks into denials"
+        decision = Decision(
+            Verdict.DENY,
+            decision.hits,
+            f"{why} in the `{ctx.kind}` context: {decision.reason}",
+            "do not retry; tell the owner this needs their approval",
+            False,
+            NO_APPROVER,
+            None,
+            decision.notes,
+        )
+    return Evaluation(_with_context(decision, ctx), facts, asks, contributors)
+
+
+def _granted(part: _Part, granted: GrantCheck | None) -> str | None:
+    if granted is None or not part.subjects:
+        return None
+    sources = {granted(part.key, s) for s in part.subjects}
+    if None in sources:
+        return None
+    return "always" if "always" in sources else "session"
+
+
+def _decide(remaining: list[_Part], parts: list[_Part], facts: Facts, notes: list[str]) -> Decision:
+    if not remaining:
+        if all(p.key == "policy:default" for p in parts) and parts[0].verdict is Verdict.ALLOW:
+            reason = "no rule matched"
+        elif any(p.verdict is Verdict.ASK for p in parts):
+            reason = "approved before: " + "; ".join(dict.fromkeys(p.description for p in parts))
+        else:
+            reason = "allowed: " + "; ".join(dict.fromkeys(p.description for p in parts))
+        return Decision(Verdict.ALLOW, facts.hits, reason, notes=tuple(notes))
+    verdict = max(p.verdict for p in remaining)
+    top = [p for p in remaining if p.verdict is verdict]
+    if verdict is Verdict.ALLOW:
+        reason = "allowed: " + "; ".join(dict.fromkeys(p.description for p in top))
+        if all(p.key == "policy:default" for p in top):
+            reason = "no rule matched"
+    else:
+        reason = "; ".join(dict.fromkeys(p.description for p in top))
+    repair = next((p.repair for p in top if p.repair), "")
+    code = POLICY_DENY if verdict is Verdict.DENY else None
+    return Decision(verdict, facts.hits, reason, repair, False, code, None, tuple(notes))
+
+
+def _rejected_before(outcome: Outcome, summary: str, facts: Facts) -> Decision:
+    if outcome is Outcome.TIMEOUT:
+        reason = (
+            f"this effect timed out earlier in this session without the owner's "
+            f"approval (`{summary}`); it is not asked again"
+        )
+        repair = (
+            "tell the owner what you were about to do and that it needs their approval "
+            "in the approval bot; do it only if they ask again and approve"
+        )
+    else:
+        reason = (
+            f"the owner rejected this same effect earlier in this session (`{summary}`); "
+            "another tool, path or spelling does not change that"
+        )
+        repair = (
+            "do not try again; tell the owner plainly that it was not done because they declined it"
+        )
+    return Decision(Verdict.DENY, facts.hits, reason, repair, False, REJECTED_BEFORE)

@@ -1,0 +1,284 @@
+"""Never-run kinds: denied whatever the policy, the allowlist or an approval
+says, through any tool (F-GATE-3).
+
+A file tool is judged by its paths; a shell command by every path any of its
+invocations names (operands, option values, redirects), with the paths it
+writes told apart from the ones it only reads; inline code (`python -c`,
+heredocs to an interpreter) by the paths it mentions and whether it writes.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from redline.decision import RuleHit, Severity, Span
+from redline.gate import liveness
+from redline.gate.actions import Action, ActionKind
+from redline.gate.operands import (
+    LISTERS,
+    READERS,
+    extra_writes,
+    installs_crontab,
+    mentions,
+    operand_value,
+    shows_nothing,
+)
+from redline.gate.protected import NeverRunKind, Places, Protected, build_table, canonical, matches
+from redline.gate.protected import containers as container_dirs
+from redline.gate.protected import lookup as lookup_protected
+from redline.rules.targets import deleted_trees, written_files
+from redline.shell import paths
+from redline.shell.analysis import Analysis
+from redline.shell.carriers import inline_code
+from redline.shell.invocation import Invocation
+from redline.shell.model import DYNAMIC
+
+CATEGORY = "never-run"
+
+DESCRIPTIONS: dict[NeverRunKind, tuple[str, str]] = {
+    NeverRunKind.GATE_CONFIG: (
+        "never runs: changing the gate itself (its config, hooks, policy or allowlists)",
+        "leave the gate's config, hooks and allowlists to the owner; ask them to make the change",
+    ),
+    NeverRunKind.SCHEDULED_SCRIPT: (
+        "never runs: changing a scheduled job's script outside the gate",
+        "create or change the job through `cronjob_manage`, or ask the owner",
+    ),
+    NeverRunKind.APPROVAL_LOG: (
+        "never runs: touching the approval log",
+        "leave the approval log alone; ask the owner for what you need from it",
+    ),
+    NeverRunKind.CREDENTIALS: (
+        "never runs: reading or changing the owner's credentials",
+        "do not read or copy credentials; ask the owner to run what needs them",
+    ),
+    NeverRunKind.APPROVAL_LISTENER: (
+        "never runs: binding or listening on the approval service's port or socket",
+        "use another port or socket path",
+    ),
+    NeverRunKind.GATE_PROCESS: (
+        "never runs: killing or tracing the gate or the agent's gateway",
+        "leave the gate and the gateway running; ask the owner to restart them",
+    ),
+}
+
+# Which kind a directory holding several protected things is reported as.
+_RANK = {kind: rank for rank, kind in enumerate(NeverRunKind)}
+_SCRIPT_SUFFIXES = (
+    ".sh",
+    ".bash",
+    ".zsh",
+    ".py",
+    ".pl",
+    ".rb",
+    ".js",
+    ".mjs",
+    ".ts",
+    ".php",
+    ".lua",
+    ".ps1",
+    ".fish",
+    ".command",
+)
+_VARIABLE = re.compile(r"\A\$\{?(\w+)(?::?[-=+?][^}]*)?\}?(/.*)?\Z")
+_PATHS_IN_CODE = re.compile(r"(?:~|\$\{?\w+\}?|(?<![\w.])/)[^\s'\"`;|&<>(),\[\]{}=]*")
+_CODE_WRITES = re.compile(
+    r"""open\s*\([^)]*?['"]\s*[rb]?[wax+]|\.write\b|write_text|write_bytes|writeFile|appendFile
+    |createWriteStream|unlink|remove\b|rmtree|rmdir|rename|replace\s*\(|chmod|chown|truncate
+    |shutil\.|os\.system|subprocess|symlink|\bsystem\s*\(|File\.(?:write|open|delete)
+    |\bprint\s*>|>>?|\brm\b|\bmv\b|\bcp\b|\btee\b|\bsed\b|\bdd\b|copyfile|move\b|\bexec\b""",
+    re.VERBOSE,
+)
+
+_PROSE_WRITES = re.compile(
+    r"\b(?:edit|change|update|modify|write|overwrite|delete|remove|rename|move|append|add|set|"
+    r"disable|enable|replace|patch|truncate|chmod|empty|wipe|clear|install)\w*",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    """The never-run checks for one machine's places."""
+
+    places: Places
+    table: tuple[Protected, ...]
+    containers: frozenset[str]
+
+    @classmethod
+    def build(cls, places: Places) -> Guard:
+        table = build_table(places)
+        return cls(places, table, container_dirs(table))
+
+    def canon(self, value: str, cwd: str | None = None, raw: str = "") -> str | None:
+        """The canonical spelling of a path as the agent wrote it, if it can be known."""
+        if DYNAMIC in value or value.startswith("$"):
+            value = self._expand(value, raw)
+            if not value:
+                return None
+        normal = paths.normalize(value, cwd)
+        if normal is None or not normal.startswith(("/", "~")):
+            return None
+        return canonical(normal, self.places.home)
+
+    def _expand(self, value: str, raw: str) -> str:
+        """`$HERMES_HOME/x`, `${HOME}/x`; an unknown variable before `/...` is
+        taken as a home directory (the suffix is what names a protected file)."""
+        text = (raw or value).replace('"', "").replace("'", "")
+        match = _VARIABLE.match(text)
+        known = {
+            "HOME": self.places.home,
+            "HERMES_HOME": self.places.hermes_home,
+            "REDLINE_HOME": self.places.redline_home,
+            "XDG_CONFIG_HOME": "~/.config",
+            "CODEX_HOME": "~/.codex",
+            "CLAUDE_CONFIG_DIR": "~/.claude",
+            "GNUPGHOME": "~/.gnupg",
+        }
+        if match and match.group(1) in known:
+            return known[match.group(1)] + (match.group(2) or "")
+        rest = value.rsplit(DYNAMIC, 1)[-1] if DYNAMIC in value else ""
+        return "~" + rest if rest.startswith("/") else ""
+
+    def hit(self, kind: NeverRunKind, span: Span | None, where: str = "") -> RuleHit:
+        description, repair = DESCRIPTIONS[kind]
+        if where:
+            description = f"{description}: {where}"
+        return RuleHit(f"never-run.{kind}", description, Severity.HARDLINE, CATEGORY, span, repair)
+
+    def _path_hit(self, path: str, write: bool, span: Span | None) -> RuleHit | None:
+        entry = lookup_protected(self.table, path, write)
+        if entry is not None:
+            return self.hit(entry.kind, span, f"`{path}` is {entry.what}")
+        if write and path in self.containers:
+            held = sorted(matches(self.table, path + "/*", write), key=lambda e: _RANK[e.kind])
+            if held:
+                return self.hit(held[0].kind, span, f"`{path}` holds {held[0].what}")
+        return None
+
+    # -- file tools -------------------------------------------------------
+
+    def file_hits(self, action: Action, resolved: tuple[str, ...]) -> Iterator[RuleHit]:
+        """`resolved`: the action's paths, normalised (`/...`)."""
+        if action.kind is ActionKind.LIST:
+            return
+        write = action.kind in (ActionKind.WRITE, ActionKind.PATCH)
+        for path in resolved:
+            where = canonical(path, self.places.home)
+            found = self._path_hit(where, write, None)
+            if found is not None:
+                yield found
+            elif write and where.endswith(_SCRIPT_SUFFIXES):
+                for text in action.texts:
+                    yield from self.code_hits(text, None)
+
+    # -- shell ------------------------------------------------------------
+
+    def shell_hits(self, analysis: Analysis) -> Iterator[RuleHit]:
+        for inv in analysis.invocations:
+            if inv.remote:
+                continue
+            yield from self._invocation_hits(inv, analysis)
+
+    def _invocation_hits(self, inv: Invocation, analysis: Analysis) -> Iterator[RuleHit]:
+        span, cwd = inv.span, inv.cwd
+        raw = {w.value: w.raw for w in inv.argv}
+        raw.update((r.target.value, r.target.raw) for r in inv.redirects if r.target is not None)
+        written: set[str] = set()
+        for value in (*written_files(inv), *extra_writes(inv)):
+            path = self.canon(operand_value(value), cwd, operand_value(raw.get(value, "")))
+            if path is not None:
+                written.add(path)
+        for tree in deleted_trees(inv, analysis):
+            path = self.canon(tree, cwd)
+            if path is not None:
+                written.add(path)
+        for path in sorted(written):
+            found = self._path_hit(path, True, span)
+            if found is not None:
+                yield found
+                return
+        for word, option in mentions(inv):
+            path = self.canon(operand_value(word.value), cwd, operand_value(word.raw))
+            if path is None or path in written:
+                continue
+            found = self._mention_hit(inv, path, option, span)
+            if found is not None:
+                yield found
+                return
+        if inv.name == "crontab" and installs_crontab(inv):
+            yield self.hit(NeverRunKind.SCHEDULED_SCRIPT, span, "`crontab` installs jobs unchecked")
+            return
+        code = inline_code(inv)
+        if code:
+            yield from self.code_hits(code, span)
+        for kind in (
+            *liveness.listener_hits(inv, self.places, code),
+            *liveness.process_hits(inv, analysis, self.places),
+        ):
+            yield self.hit(kind, span)
+            return
+
+    def _mention_hit(self, inv: Invocation, path: str, option: str, span: Span) -> RuleHit | None:
+        name = inv.name
+        entry = lookup_protected(self.table, path, False)
+        if entry is not None:
+            if shows_nothing(name, inv, option):
+                return None
+            return self.hit(entry.kind, span, f"`{path}` is {entry.what}")
+        if name in READERS or name in LISTERS:
+            return None
+        return self._path_hit(path, True, span)
+
+    # -- inline code and free text -----------------------------------------
+
+    def code_hits(self, code: str, span: Span | None, prose: bool = False) -> Iterator[RuleHit]:
+        """Code (or instructions, `prose`) that names a protected path:
+        reading credentials or the log, or writing anything protected."""
+        writes = bool(_CODE_WRITES.search(code) or (prose and _PROSE_WRITES.search(code)))
+        for path in self._paths_in(code):
+            entry = lookup_protected(self.table, path, False)
+            if entry is not None and entry.tree and path == entry.path and not writes:
+                entry = None  # naming a credential directory is not reading a key
+            if entry is None and writes:
+                entry = lookup_protected(self.table, path, True)
+            if entry is not None:
+                yield self.hit(entry.kind, span, f"the code names `{path}`, {entry.what}")
+                return
+
+    def _paths_in(self, code: str) -> Iterator[str]:
+        for match in _PATHS_IN_CODE.finditer(code):
+            token = match.group(0)
+            path = self.canon(token, None, token)
+            if path is not None:
+                yield path
+        lowered = code.lower()
+        for entry in self.table:
+            if entry.suffix:
+                continue
+            for sample in entry.samples or (() if entry.tree else (entry.path,)):
+                parts = [p for p in sample.split("/") if p not in ("", "~")]
+                if parts and all(_has_segment(lowered, p) for p in parts):
+                    yield sample
+
+    def text_hits(self, action: Action) -> Iterator[RuleHit]:
+        """A sub-agent's goal or a scheduled job's prompt that would change the
+        gate or read credentials is refused here, before it is delegated."""
+        for text in action.texts:
+            yield from self.code_hits(text, None, prose=True)
+
+
+def _has_segment(text: str, part: str) -> bool:
+    """`part` appears as a whole path segment (`'.env'`, `/.env`), not inside
+    a word (`process.env`)."""
+    start = text.find(part)
+    while start != -1:
+        end = start + len(part)
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        if not (before.isalnum() or before in "._-") and not (after.isalnum() or after in "._-"):
+            return True
+        start = text.find(part, start + 1)
+    return False

@@ -1,0 +1,131 @@
+"""What a shell invocation names and changes, for the never-run checks:
+the words that may be paths (with the option before each), the writes that
+`written_files` leaves out, and the programs that only read, only list, or
+use a key without showing it."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from redline.shell.carriers import carried_scripts, inline_code
+from redline.shell.invocation import Invocation
+from redline.shell.model import Word
+from redline.shell.wrappers import split_wrapper
+
+# Programs that only read what they are given (so naming a gate file is fine).
+READERS = frozenset(
+    {
+        "cat", "less", "more", "head", "tail", "grep", "egrep", "fgrep", "rg", "ag", "ack", "wc",
+        "diff", "cmp", "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum",
+        "b2sum", "cksum", "jq", "bat", "batcat", "od", "xxd", "hexdump", "strings", "nl", "column",
+        "yamllint", "sed", "cp", "scp", "rsync", "echo", "printf",
+    }
+)  # fmt: skip
+# Programs that name files without reading what is in them.
+LISTERS = frozenset(
+    {
+        "ls", "stat", "test", "[", "[[", "du", "file", "find", "tree", "realpath", "readlink",
+        "dirname", "basename", "namei", "lsattr", "getfacl", "cd", "pushd", "exa", "eza", "echo",
+        "printf",
+    }
+)  # fmt: skip
+# Programs that use a key without showing it (`ssh -i KEY`).
+KEY_USERS = frozenset({"ssh", "ssh-add", "ssh-copy-id", "autossh", "mosh"})
+_KEY_OPTION_USERS = frozenset({"scp", "sftp", "rsync", "git", "sshfs"})
+_EDITORS = frozenset(
+    {
+        "vi", "vim", "nvim", "nano", "emacs", "ed", "ex", "code", "micro", "pico", "joe", "mcedit",
+        "mkdir", "rmdir", "chattr", "setfacl", "patch", "cpio", "mktemp", "mkfifo", "tmux",
+    }
+)  # fmt: skip
+
+
+def operand_value(value: str) -> str:
+    """`--output=PATH`, `of=PATH` and curl's `@PATH` name PATH."""
+    if value.startswith("@"):
+        return value[1:]
+    if value.startswith("--") and "=" in value:
+        return value.partition("=")[2]
+    if "=" in value and not value.startswith(("-", "/", "~", ".")):
+        return value.partition("=")[2]
+    return value
+
+
+def mentions(inv: Invocation) -> Iterator[tuple[Word, str]]:
+    """Every word that may name a path, with the option before it; a
+    wrapper's own words only (what it wraps is its own invocation)."""
+    argv = inv.argv
+    split = split_wrapper(inv.name, argv)
+    end = len(argv) - len(split[0]) if split and split[0] else len(argv)
+    # Scripts and code given as arguments are judged as code, not as paths.
+    code = {c.text for c in carried_scripts(inv)} | {inline_code(inv) or ""}
+    previous = ""
+    for word in argv[1:end]:
+        value = word.value
+        if value.startswith("-") and "=" not in value:
+            previous = value
+            continue
+        if value not in code and not _remote(value):
+            yield word, previous
+        previous = ""
+    for redirect in inv.redirects:
+        if redirect.target is not None and redirect.op not in ("<<", "<<-", "<<<"):
+            yield redirect.target, ""
+
+
+def _remote(value: str) -> bool:
+    head = value.split("/", 1)[0]
+    return ":" in head and not value.startswith(("/", "~", "."))
+
+
+def shows_nothing(name: str, inv: Invocation, option: str) -> bool:
+    """Naming a credential without reading it out: listing it, or handing a
+    key to ssh (`ssh -i KEY`, `scp -i KEY`)."""
+    if name in LISTERS and not (name == "find" and inv.values and "-exec" in inv.values):
+        return True
+    if name in KEY_USERS:
+        return True
+    if name == "ssh-keygen":
+        return inv.has_flag("ly", ())
+    return name in _KEY_OPTION_USERS and option in ("-i", "-o", "--identity", "-e")
+
+
+def extra_writes(inv: Invocation) -> Iterator[str]:
+    """Writes `written_files` leaves out: a move removes its source, a link
+    aliases its target, editors and extractors write their operands."""
+    name, operands = inv.name, inv.options.operands
+    if name in ("mv", "ln") or name in _EDITORS:
+        yield from (w.value for w in operands)
+    values = inv.values
+    for k, value in enumerate(values[:-1]):
+        if name in (
+            "curl",
+            "wget",
+            "sort",
+            "tar",
+            "unzip",
+            "bsdtar",
+            "git",
+            "yt-dlp",
+        ) and value in (
+            "-o",
+            "-O",
+            "--output",
+            "--output-document",
+            "-C",
+            "--directory",
+            "-d",
+            "-P",
+        ):
+            yield values[k + 1]
+    if name in ("yq", "jq") and inv.has_flag("i", ("inplace", "in-place")):
+        yield from (w.value for w in operands[1:])
+    if name == "awk" and "inplace" in values:
+        yield from (w.value for w in operands[1:])
+
+
+def installs_crontab(inv: Invocation) -> bool:
+    """Anything but listing (`crontab -l`, `crontab -u USER -l`) changes jobs."""
+    values = inv.values
+    rest = [v for k, v in enumerate(values) if v != "-u" and (k == 0 or values[k - 1] != "-u")]
+    return rest != ["-l"]

@@ -1,0 +1,281 @@
+"""The places the agent never touches: the gate's own files, the approval log,
+scheduled jobs' scripts and the owner's credentials (F-GATE-3).
+
+Paths are compared in one canonical spelling: `~/...` for anything in a home
+directory (the owner's real home, `/root`, `/home/NAME`, `/Users/NAME`), `/...`
+otherwise, lower-cased (some filesystems are case-insensitive, and a false
+alarm here costs less than a miss).
+"""
+
+from __future__ import annotations
+
+import enum
+import fnmatch
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+from redline.shell import paths
+
+
+class NeverRunKind(enum.StrEnum):
+    GATE_CONFIG = "gate-config"
+    SCHEDULED_SCRIPT = "scheduled-script"
+    APPROVAL_LOG = "approval-log"
+    CREDENTIALS = "credentials"
+    APPROVAL_LISTENER = "approval-listener"
+    GATE_PROCESS = "gate-process"
+
+
+@dataclass(frozen=True, slots=True)
+class Places:
+    """Where the protected things live on this machine.
+
+    `home` is the owner's real home directory; `hermes_home` and
+    `redline_home` may be given as `~/...` or absolute. `extra_config` names
+    more files of the gate (the policy file, its allowlist and lock).
+    """
+
+    home: str = "/root"
+    hermes_home: str = "~/.hermes"
+    redline_home: str = "~/.redline"
+    extra_config: tuple[str, ...] = ()
+    # Directories of the gate itself (the installed package).
+    extra_trees: tuple[str, ...] = ()
+    approval_port: int | None = None
+    approval_socket: str | None = None
+    gateway_names: tuple[str, ...] = ("redline", "hermes")
+
+
+@dataclass(frozen=True, slots=True)
+class Protected:
+    """One protected path. `tree`: everything under it too. `suffix`: the
+    path may sit under any directory (`.claude/settings.json` of a project).
+    `reads`: reading it counts as well as changing it. `read_ok`/`write_ok`:
+    file-name patterns inside a tree that may be read / written."""
+
+    kind: NeverRunKind
+    path: str
+    what: str
+    tree: bool = False
+    suffix: bool = False
+    reads: bool = False
+    read_ok: tuple[str, ...] = ()
+    write_ok: tuple[str, ...] = ()
+    # Concrete files a glob could name (`~/.ssh/*` names `~/.ssh/id_rsa`).
+    samples: tuple[str, ...] = ()
+
+    def allows(self, name: str, write: bool) -> bool:
+        patterns = self.write_ok if write else self.read_ok
+        return any(fnmatch.fnmatchcase(name, p) for p in patterns)
+
+
+_HOME_PREFIX = re.compile(r"\A(?:/root|/var/root|/home/[^/]+|/Users/[^/]+)(?=/|\Z)")
+# The approval log lives in the gate's home: everything there but these is the log.
+_NOT_LOG = ("*.yaml", "*.yml", "*.json", "*.lock", "*.toml", "*.sock", "cache")
+_SSH_KEYS = ("id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "id_ed25519_sk", "id_ecdsa_sk")
+
+
+def canonical(path: str, home: str) -> str:
+    """`~/...` for paths in any home directory, lower-cased."""
+    home = home.rstrip("/")
+    if home and home != "/" and (path == home or path.startswith(home + "/")):
+        path = "~" + path[len(home) :]
+    else:
+        path = _HOME_PREFIX.sub("~", path, count=1)
+    return path.lower()
+
+
+def _place(value: str, home: str) -> str:
+    normal = paths.normalize(value) or value
+    return canonical(normal, home)
+
+
+def build_table(places: Places) -> tuple[Protected, ...]:
+    """Every protected path, most specific first."""
+    home = places.home
+    hermes = _place(places.hermes_home, home)
+    redline = _place(places.redline_home, home)
+    C, L, S, K = (
+        NeverRunKind.CREDENTIALS,
+        NeverRunKind.APPROVAL_LOG,
+        NeverRunKind.SCHEDULED_SCRIPT,
+        NeverRunKind.GATE_CONFIG,
+    )
+    creds = "the owner's credentials"
+    table: list[Protected] = [
+        Protected(
+            C,
+            "~/.ssh",
+            "the owner's SSH keys",
+            tree=True,
+            reads=True,
+            read_ok=("*.pub", "known_hosts*", "config", "authorized_keys*"),
+            write_ok=("known_hosts*",),
+            samples=tuple(f"~/.ssh/{k}" for k in _SSH_KEYS),
+        ),
+        Protected(
+            C,
+            "~/.aws",
+            "the owner's cloud credentials",
+            tree=True,
+            reads=True,
+            samples=("~/.aws/credentials", "~/.aws/config"),
+        ),
+        Protected(
+            C,
+            "~/.gnupg",
+            "the owner's GnuPG keys",
+            tree=True,
+            reads=True,
+            samples=("~/.gnupg/private-keys-v1.d", "~/.gnupg/secring.gpg"),
+        ),
+        Protected(
+            C,
+            "~/.config/gcloud",
+            "the owner's cloud credentials",
+            tree=True,
+            reads=True,
+            samples=("~/.config/gcloud/credentials.db",),
+        ),
+        Protected(
+            C,
+            "~/.azure",
+            "the owner's cloud credentials",
+            tree=True,
+            reads=True,
+            samples=("~/.azure/accesstokens.json",),
+        ),
+        Protected(
+            C,
+            f"{redline}/keys",
+            "the gate's signing keys",
+            tree=True,
+            reads=True,
+            samples=(f"{redline}/keys/signing.key",),
+        ),
+        *(
+            Protected(C, p, creds, reads=True)
+            for p in (
+                "~/.netrc",
+                "~/.docker/config.json",
+                "~/.kube/config",
+                "~/.git-credentials",
+                "~/.pgpass",
+                "~/.config/gh/hosts.yml",
+                "~/.codex/auth.json",
+                "~/.claude/.credentials.json",
+                "~/.gemini/oauth_creds.json",
+                f"{hermes}/.env",
+                f"{hermes}/auth.json",
+            )
+        ),
+        Protected(
+            L,
+            redline,
+            "the approval log",
+            tree=True,
+            reads=True,
+            read_ok=_NOT_LOG,
+            write_ok=_NOT_LOG,
+            samples=(f"{redline}/log.sqlite3",),
+        ),
+        Protected(K, f"{hermes}/config.yaml", "the Hermes config"),
+        Protected(K, f"{hermes}/agent-hooks", "the Hermes hooks", tree=True),
+        Protected(K, f"{hermes}/approval", "the Hermes approval settings", tree=True),
+        Protected(K, f"{hermes}/shell-hooks-allowlist.json", "the consent allowlist"),
+        Protected(K, f"{hermes}/shell-hooks-allowlist.json.lock", "the consent allowlist's lock"),
+        Protected(K, redline, "the gate's own files", tree=True),
+        Protected(K, "~/.claude/hooks", "Claude Code's hooks", tree=True),
+        Protected(K, ".claude/settings.json", "Claude Code's settings", suffix=True),
+        Protected(K, ".claude/settings.local.json", "Claude Code's settings", suffix=True),
+        Protected(K, ".codex/config.toml", "the Codex config", suffix=True),
+        Protected(K, "~/.codex/hooks.json", "the Codex hooks"),
+        Protected(K, ".gemini/settings.json", "the Gemini CLI settings", suffix=True),
+        *(
+            Protected(K, _place(p, home), "the gate's policy and allowlist")
+            for p in places.extra_config
+        ),
+        *(
+            Protected(K, _place(p, home), "the gate's own code", tree=True)
+            for p in places.extra_trees
+        ),
+        Protected(S, f"{hermes}/scripts", "a script that scheduled jobs run", tree=True),
+        Protected(S, "/var/spool/cron", "a scheduled job", tree=True),
+        Protected(S, "/etc/crontab", "a scheduled job"),
+        Protected(S, "/etc/anacrontab", "a scheduled job"),
+        *(
+            Protected(S, f"/etc/{d}", "a scheduled job", tree=True)
+            for d in ("cron.d", "cron.hourly", "cron.daily", "cron.weekly", "cron.monthly")
+        ),
+    ]
+    if places.approval_socket:
+        table.append(
+            Protected(
+                NeverRunKind.APPROVAL_LISTENER,
+                _place(places.approval_socket, home),
+                "the approval service's socket",
+            )
+        )
+    return tuple(table)
+
+
+def _glob_could_name(pattern: str, concrete: str) -> bool:
+    """Could the shell glob `pattern` expand to `concrete`? `*` stops at `/`
+    and does not match a leading dot, as in bash."""
+    left, right = pattern.split("/"), concrete.split("/")
+    if len(left) != len(right):
+        return False
+    for p, c in zip(left, right, strict=True):
+        if p == c:
+            continue
+        if not paths.is_glob(p) or (c.startswith(".") and not p.startswith(".")):
+            return False
+        if not fnmatch.fnmatchcase(c, p):
+            return False
+    return True
+
+
+def _under(path: str, root: str) -> bool:
+    return path == root or path.startswith(root + "/")
+
+
+def lookup(table: tuple[Protected, ...], path: str, write: bool) -> Protected | None:
+    """The protected entry a canonical path falls in, for reading or writing."""
+    return next(matches(table, path, write), None)
+
+
+def matches(table: tuple[Protected, ...], path: str, write: bool) -> Iterator[Protected]:
+    """Every protected entry a canonical path (or glob) falls in, in table order."""
+    name = path.rsplit("/", 1)[-1]
+    for entry in table:
+        if not write and not entry.reads:
+            continue
+        if entry.suffix:
+            hit = path == entry.path or path.endswith("/" + entry.path)
+        elif entry.tree:
+            hit = _under(path, entry.path) and not (
+                path != entry.path and entry.allows(name, write)
+            )
+        else:
+            hit = path == entry.path
+        if hit or (
+            paths.is_glob(path)
+            and any(_glob_could_name(path, s) for s in (entry.path, *entry.samples))
+        ):
+            yield entry
+
+
+def containers(table: tuple[Protected, ...]) -> frozenset[str]:
+    """Directories that hold protected files: copying or extracting into one
+    can replace them. A home directory and `/etc` are left out (too broad)."""
+    found: set[str] = set()
+    for entry in table:
+        if entry.suffix:
+            continue
+        if entry.tree:
+            found.add(entry.path)
+        parent = entry.path.rsplit("/", 1)[0]
+        if parent not in ("~", "", "/etc"):
+            found.add(parent)
+    return frozenset(found)

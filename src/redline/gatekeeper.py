@@ -1,0 +1,244 @@
+"""The gate: a policy, its allowlist and the sessions' approval state put
+together, for hooks and the approval service (F-GATE).
+
+`Gate` loads its policy when it is made (a broken policy means the gate
+refuses to start, naming `file:line` and the repair) and reloads it when the
+file changes; a reload that fails keeps the last good policy and says so on
+every decision until the file is fixed. `check_tool_call` judges one call
+with a gate made from the environment: `$REDLINE_POLICY`, else
+`$REDLINE_HOME/policy.yaml`, else the policy that ships with redline.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Mapping
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+from redline.decision import Decision
+from redline.gate import context as contexts
+from redline.gate.actions import ToolCall
+from redline.gate.effects import Subject
+from redline.gate.engine import Evaluation, evaluate, with_notes
+from redline.gate.memory import Outcome, fingerprint
+from redline.gate.never_run import Guard
+from redline.gate.protected import Places
+from redline.gate.sessions import Grant, Scope, SessionStore
+from redline.policy.allowlist import FILE_NAME, Allowlist
+from redline.policy.load import PolicyError, default_policy_path, load_policy
+from redline.policy.model import Policy
+
+
+def _stamp(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return (stat.st_mtime_ns, stat.st_size)
+
+
+def _package_tree() -> tuple[str, ...]:
+    """The installed package is part of the gate; a source checkout is not."""
+    here = Path(__file__).resolve().parent
+    return (str(here),) if {"site-packages", "dist-packages"} & set(here.parts) else ()
+
+
+def configured_policy(environ: Mapping[str, str] | None = None) -> Path | None:
+    """`$REDLINE_POLICY`, else `$REDLINE_HOME/policy.yaml` if it exists; `None`
+    means the policy that ships with redline."""
+    from redline.home import redline_home
+
+    env = os.environ if environ is None else environ
+    configured = env.get("REDLINE_POLICY", "").strip()
+    if configured:
+        return Path(configured).expanduser()
+    path = redline_home(env) / "policy.yaml"
+    return path if path.is_file() else None
+
+
+class Gate:
+    """Policy + allowlist + session state. Safe to share between threads."""
+
+    def __init__(
+        self,
+        policy_path: Path | str | None = None,
+        *,
+        home: Path | str | None = None,
+        redline_home: Path | str | None = None,
+        hermes_home: Path | str | None = None,
+        allowlist_path: Path | str | None = None,
+        cache_dir: Path | str | None = None,
+        gateway_names: tuple[str, ...] = ("redline", "hermes"),
+    ) -> None:
+        self.policy_path = Path(policy_path) if policy_path else default_policy_path()
+        self._cache_dir = Path(cache_dir) if cache_dir else None
+        self._policy = load_policy(self.policy_path, cache_dir=self._cache_dir)
+        self._stamp = _stamp(self.policy_path)
+        self._reload_problem: str | None = None
+        self._lock = threading.Lock()
+        self._home = str(home or Path.home())
+        self._redline_home = str(redline_home or "~/.redline")
+        self._hermes_home = str(hermes_home) if hermes_home else None
+        self._gateway_names = gateway_names
+        if allowlist_path:
+            self.allowlist = Allowlist(Path(allowlist_path))
+        elif policy_path:
+            self.allowlist = Allowlist(self.policy_path.with_name(FILE_NAME))
+        else:
+            self.allowlist = Allowlist(Path(self._redline_home).expanduser() / FILE_NAME)
+        self._guard = self._build_guard(self._policy)
+        self.sessions = SessionStore()
+
+    @classmethod
+    def from_environ(
+        cls, environ: Mapping[str, str] | None = None, policy_path: Path | str | None = None
+    ) -> Gate:
+        """A gate for this machine: `policy_path`, else the configured policy."""
+        from redline.home import redline_home
+
+        env = os.environ if environ is None else environ
+        home = redline_home(env)
+        return cls(
+            policy_path or configured_policy(env),
+            home=env.get("HOME") or None,
+            redline_home=home,
+            hermes_home=env.get("HERMES_HOME") or None,
+            cache_dir=home / "cache",
+        )
+
+    def _build_guard(self, policy: Policy) -> Guard:
+        lock = self.allowlist.lock_path
+        places = Places(
+            home=self._home,
+            hermes_home=self._hermes_home or policy.hermes_home or "~/.hermes",
+            redline_home=self._redline_home,
+            extra_config=(str(self.policy_path), str(self.allowlist.path), str(lock)),
+            extra_trees=_package_tree(),
+            approval_port=policy.approval_port,
+            approval_socket=policy.approval_socket,
+            gateway_names=self._gateway_names,
+        )
+        return Guard.build(places)
+
+    @property
+    def policy(self) -> Policy:
+        self._maybe_reload()
+        return self._policy
+
+    @property
+    def guard(self) -> Guard:
+        return self._guard
+
+    def _maybe_reload(self) -> None:
+        stamp = _stamp(self.policy_path)
+        if stamp == self._stamp:
+            return
+        with self._lock:
+            if stamp == self._stamp:
+                return
+            self._stamp = stamp
+            try:
+                policy = load_policy(self.policy_path, cache_dir=self._cache_dir)
+            except PolicyError as error:
+                first = error.issues[0].render(error.source).splitlines()[0] if error.issues else ""
+                self._reload_problem = (
+                    f"policy `{self.policy_path}` failed to reload ({first}); "
+                    "still using the last good policy"
+                )
+                import logging
+
+                logging.getLogger("redline.gate").warning("%s", self._reload_problem)
+                return
+            self._policy, self._guard = policy, self._build_guard(policy)
+            self._reload_problem = None
+
+    def evaluate(self, call: ToolCall, *, with_state: bool = True) -> Evaluation:
+        ctx = contexts.resolve(call.context, call.session)
+        policy = self.policy
+        granted = None
+        memory = None
+        if with_state:
+            view = self.sessions.view(ctx.session)
+            always = self.allowlist.grants()
+            memory = view.memory
+
+            def granted_fn(key: str, subject: Subject) -> str | None:
+                if (key, subject) in view.grants:
+                    return "session"
+                return "always" if (key, subject) in always else None
+
+            granted = granted_fn
+        evaluation = evaluate(call, ctx, policy, self._guard, granted, memory)
+        notes = [*self.allowlist.warnings]
+        if self._reload_problem:
+            notes.append(self._reload_problem)
+        if notes:
+            evaluation = replace(evaluation, decision=with_notes(evaluation.decision, notes))
+        return evaluation
+
+    def check(self, call: ToolCall) -> Decision:
+        return self.evaluate(call).decision
+
+    def record_outcome(
+        self,
+        session: str | None,
+        call: ToolCall,
+        outcome: Outcome | str,
+        scope: Scope | str = Scope.ONCE,
+    ) -> tuple[Grant, ...]:
+        """Remember what the human answered. A rejection or a timeout is
+        remembered for the session (F-GATE-7); an approval lifts that memory
+        and, for `session` or `always` scope, grants what the call asked for.
+        Returns the grants made. Hard lines and never-run kinds are never granted."""
+        outcome, scope = Outcome(outcome), Scope(scope)
+        if session:
+            call = replace(call, session=session)
+        ctx = contexts.resolve(call.context, call.session)
+        evaluation = self.evaluate(call, with_state=False)
+        if evaluation.facts is None:
+            return ()
+        fp = fingerprint(evaluation.facts, evaluation.contributors)
+        if outcome is not Outcome.APPROVED:
+            self.sessions.remember(ctx.session, fp, outcome)
+            return ()
+        self.sessions.forget(ctx.session, fp)
+        if evaluation.decision.hardline or scope is Scope.ONCE:
+            return ()
+        grants = evaluation.asks
+        self.sessions.grant(ctx.session, grants)
+        if scope is Scope.ALWAYS:
+            note = fp.summary
+            self.allowlist.add(grants, note)
+        return grants
+
+
+_default_gate: Gate | None = None
+_default_lock = threading.Lock()
+
+
+def default_gate() -> Gate:
+    global _default_gate
+    if _default_gate is None:
+        with _default_lock:
+            if _default_gate is None:
+                _default_gate = Gate.from_environ()
+    return _default_gate
+
+
+def check_tool_call(
+    tool: str,
+    args: Mapping[str, Any],
+    *,
+    cwd: str | None = None,
+    context: str | None = None,
+    session: str | None = None,
+) -> Decision:
+    """Allow, ask or deny one tool call, with the reasons and the repair.
+
+    Raises `PolicyError` when the policy cannot be loaded (the gate does not
+    start on a broken policy), and `ValueError` for an unknown `context`.
+    """
+    return default_gate().check(ToolCall(tool, args, cwd, context, session))

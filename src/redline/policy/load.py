@@ -1,0 +1,178 @@
+"""Reading a policy file: YAML to a validated `Policy`, with every problem
+reported as `file:line`, a help text, and "did you mean" for unknown names.
+
+Validation is by hand over YAML nodes (their marks give line numbers), so
+the hook never imports a validation library. A loaded policy is compiled to
+JSON in a cache directory, keyed by a hash of the file and of what it is
+validated against; the next process reads that and never imports YAML.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import zlib
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from redline.policy.model import Policy
+
+LOADER_VERSION = "1"
+
+
+@dataclass(frozen=True, slots=True)
+class Issue:
+    line: int
+    message: str
+    help: str = ""
+    warning: bool = False
+
+    def render(self, source: str) -> str:
+        level = "warning" if self.warning else "error"
+        where = f"{source}:{self.line}" if self.line else source
+        text = f"{where}: {level}: {self.message}"
+        return text + (f"\n  help: {self.help}" if self.help else "")
+
+
+class PolicyError(Exception):
+    """A policy that cannot be used; `issues` say where and how to repair it."""
+
+    def __init__(self, source: str, issues: Iterable[Issue]) -> None:
+        self.source = source
+        self.issues = tuple(issues)
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        return "\n".join(issue.render(self.source) for issue in self.issues)
+
+
+def did_you_mean(word: str, options: Iterable[str]) -> str:
+    import difflib
+
+    close = difflib.get_close_matches(word, sorted(set(options)), n=1, cutoff=0.6)
+    return f"did you mean `{close[0]}`?" if close else ""
+
+
+def default_policy_path() -> Path:
+    return Path(__file__).with_name("default.yaml")
+
+
+def parse_policy(text: str, source: str = "<policy>") -> Policy:
+    """Validate policy text; raises `PolicyError` with every problem found."""
+    import yaml
+
+    from redline.policy.validate import Reader
+
+    loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+    try:
+        node = yaml.compose(text, Loader=loader)
+    except yaml.MarkedYAMLError as error:
+        mark = error.problem_mark or error.context_mark
+        line = mark.line + 1 if mark is not None else 1
+        problem = error.problem or error.context or "cannot be parsed"
+        raise PolicyError(
+            source,
+            [
+                Issue(
+                    line,
+                    f"invalid yaml: {problem}",
+                    "fix the yaml syntax on or just before this line",
+                )
+            ],
+        ) from None
+    except yaml.YAMLError as error:
+        raise PolicyError(
+            source, [Issue(1, f"invalid yaml: {error}", "fix the yaml syntax")]
+        ) from None
+    reader = Reader()
+    policy = reader.policy(node, source)
+    issues = sorted(reader.issues, key=lambda i: i.line)
+    if policy is None or any(not i.warning for i in issues):
+        raise PolicyError(source, issues)
+    warnings = tuple((i.line, i.message, i.help) for i in issues if i.warning)
+    return replace(policy, warnings=warnings)
+
+
+def _validation_key() -> bytes:
+    """What a compiled policy depends on besides its text: the rule ids and
+    categories it was checked against, and the tool names."""
+    from redline.gate.tools import TOOLS
+    from redline.rules.catalog import BY_ID, CATALOG
+
+    parts = [LOADER_VERSION, *sorted(BY_ID), *sorted({r.category for r in CATALOG}), *TOOLS]
+    return "\n".join(parts).encode()
+
+
+def load_policy(
+    path: Path, *, cache_dir: Path | None = None, check_examples: bool = True
+) -> Policy:
+    """Read, validate and (by default) self-check a policy file."""
+    source = str(path)
+    try:
+        data = path.read_bytes()
+    except OSError as error:
+        raise PolicyError(
+            source,
+            [
+                Issue(
+                    0,
+                    f"cannot read the policy file: {error.strerror}",
+                    "check the path given with `--policy` or `$REDLINE_POLICY`",
+                )
+            ],
+        ) from None
+    # A cache key, not a security boundary: the cache lives in the gate's own
+    # (never-run) home, and a crc keeps `hashlib` off the hook's start.
+    crcs = (zlib.crc32(_validation_key()), zlib.crc32(source.encode()), zlib.crc32(data))
+    key = "".join(f"{c:08x}" for c in crcs) + f"{len(data):x}"
+    cached = _read_cache(cache_dir, key, check_examples)
+    if cached is not None:
+        return cached
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError:
+        raise PolicyError(
+            source, [Issue(1, "the policy file is not utf-8 text", "save the file as utf-8")]
+        ) from None
+    policy = replace(parse_policy(text, source), digest=key)
+    if check_examples:
+        from redline.policy.selfcheck import example_issues
+
+        issues = example_issues(policy)
+        if issues:
+            raise PolicyError(source, issues)
+    _write_cache(cache_dir, key, policy, check_examples)
+    return policy
+
+
+def _cache_file(cache_dir: Path, key: str, checked: bool) -> Path:
+    return cache_dir / f"policy-{key[:40]}{'' if checked else '-unchecked'}.json"
+
+
+def _read_cache(cache_dir: Path | None, key: str, checked: bool) -> Policy | None:
+    if cache_dir is None:
+        return None
+    try:
+        data: Any = json.loads(_cache_file(cache_dir, key, checked).read_text("utf-8"))
+        policy = Policy.from_json(data)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return policy if policy.digest == key else None
+
+
+def _write_cache(cache_dir: Path | None, key: str, policy: Policy, checked: bool) -> None:
+    """Best effort: a cache that cannot be written only costs the next start."""
+    if cache_dir is None or not cache_dir.parent.is_dir():
+        return
+    import tempfile
+
+    try:
+        cache_dir.mkdir(mode=0o700, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=".policy-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(policy.to_json(), out)
+        os.replace(tmp, _cache_file(cache_dir, key, checked))
+    except OSError:
+        return
