@@ -1,0 +1,153 @@
+"""What code a shell or an interpreter runs: inline (`-c`, `-e`), on stdin,
+from a process substitution or from a file, and the libraries it loads."""
+
+from __future__ import annotations
+
+from redline.rules import argv
+from redline.shell.carriers import SHELLS, SOURCE, interpreter_family
+from redline.shell.invocation import Invocation
+
+# Where a program takes the code it runs.
+INLINE, STDIN, FD, FILE = "inline", "stdin", "fd", "file"
+
+# Per family: the option letters that carry code, and those that take a value.
+_CODE_FLAGS = {"python": "c", "pypy": "c", "perl": "eE", "ruby": "e", "node": "ep",
+               "nodejs": "ep", "bun": "ep", "php": "r", "lua": "e", "luajit": "e",
+               "rscript": "e", "osascript": "e"}  # fmt: skip
+_VALUE_FLAGS = {"python": "mWXQ", "pypy": "mWXQ", "perl": "IMmx", "ruby": "rICEFxW",
+                "node": "r", "nodejs": "r", "bun": "r", "php": "dcfzt", "lua": "l",
+                "luajit": "lj", "rscript": "", "osascript": "lis"}  # fmt: skip
+_LONG_CODE = ("--eval", "--print", "--command")
+_SELF_INPUT = ("-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0")
+
+
+def code_input(inv: Invocation) -> str | None:
+    """`inline`, `stdin`, `fd` (process substitution), `file`, or `None`
+    when the invocation runs no code of its own (or a module: `python -m`)."""
+    source = code_source(inv)
+    return None if source is None else source[0]
+
+
+def code_source(inv: Invocation) -> tuple[str, str] | None:
+    """Where the code comes from, and the script operand when it is a file."""
+    name = inv.name
+    if name == "eval":
+        return INLINE, ""
+    if name in SHELLS:
+        return _shell_source(inv)
+    if name in SOURCE:
+        operands = inv.options.operands
+        return _operand_source(operands[0].value) if operands else None
+    family = interpreter_family(name)
+    if family is None or (family not in _CODE_FLAGS and family not in ("tclsh", "jshell", "irb")):
+        return None
+    if inline_code(inv) is not None:
+        return INLINE, ""
+    args = argv.parse(inv.values, _VALUE_FLAGS.get(family, ""), ())
+    if family in ("python", "pypy") and args.has("-m"):
+        return None
+    if family == "php" and args.has("-f"):
+        return FILE, args.value("-f")[0]
+    return _operand_source(args.operands[0]) if args.operands else (STDIN, "")
+
+
+def inline_code(inv: Invocation) -> str | None:
+    """The code given on the command line: `-c CODE`, `-ne CODE`, `--eval=CODE`."""
+    return inline_code_value(interpreter_family(inv.name) or "", inv.values)
+
+
+def inline_code_value(family: str, values: tuple[str, ...]) -> str | None:
+    letters = _CODE_FLAGS.get(family, "")
+    if not letters:
+        return None
+    takes = _VALUE_FLAGS.get(family, "")
+    k = 0
+    while k < len(values):
+        value = values[k]
+        if value == "--" or not value.startswith("-") or value == "-":
+            return None
+        if value.startswith("--"):
+            key, eq, rest = value.partition("=")
+            if key in _LONG_CODE and family != "python":
+                return rest if eq else (values[k + 1] if k + 1 < len(values) else None)
+            k += 1
+            continue
+        for i, letter in enumerate(value[1:], 1):
+            if letter in letters:
+                rest = value[i + 1 :]
+                return rest or (values[k + 1] if k + 1 < len(values) else None)
+            if letter in takes:
+                k += 0 if value[i + 1 :] else 1
+                break
+        k += 1
+    return None
+
+
+def code_text(inv: Invocation) -> str | None:
+    """The code an interpreter runs when it is on the command line or stdin."""
+    where = code_input(inv)
+    if where == INLINE:
+        return inline_code(inv)
+    return inv.stdin_text if where == STDIN else None
+
+
+def _shell_source(inv: Invocation) -> tuple[str, str]:
+    values = inv.values
+    k = 0
+    while k < len(values):
+        value = values[k]
+        if value == "--":
+            k += 1
+            break
+        if value in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
+            k += 2
+            continue
+        if not value.startswith(("-", "+")) or value in ("-", "+"):
+            break
+        if not value.startswith("--") and "c" in value[1:]:
+            return INLINE, ""
+        if not value.startswith("--") and "s" in value[1:]:
+            return STDIN, ""
+        k += 1
+    return _operand_source(values[k]) if k < len(values) else (STDIN, "")
+
+
+def _operand_source(value: str) -> tuple[str, str]:
+    if value in _SELF_INPUT:
+        return STDIN, ""
+    if value.startswith(("/dev/fd/", "/proc/self/fd/")):
+        return FD, value
+    return FILE, value
+
+
+_SAFE_LIBRARIES = {
+    "perl": frozenset({"List::Util", "Scalar::Util", "POSIX", "JSON::PP", "Data::Dumper",
+                       "Time::Piece", "Time::HiRes", "Digest::MD5", "Digest::SHA", "MIME::Base64",
+                       "utf8", "strict", "warnings", "open", "Encode", "Text::Wrap", "feature"}),
+    "ruby": frozenset({"json", "date", "time", "set", "digest", "base64", "securerandom", "csv",
+                       "pp", "bigdecimal", "English"}),
+}  # fmt: skip
+_LIBRARY_FLAGS = {"perl": "Mm", "ruby": "r"}
+_NODE_PRELOAD = ("-r", "--require", "--import", "--loader", "--experimental-loader")
+_PRELOADERS = {"node": _NODE_PRELOAD, "nodejs": _NODE_PRELOAD, "bun": _NODE_PRELOAD,
+               "php": ("-d", "-c", "-z")}  # fmt: skip
+
+
+def safe_options(family: str, values: tuple[str, ...]) -> bool:
+    """The interpreter's options load no library outside a small safe set
+    (`perl -MList::Util`, `ruby -rjson`), no preload (`node -r`) and no
+    settings that run files (`php -d auto_prepend_file=...`)."""
+    loaders = _PRELOADERS.get(family)
+    if loaders is not None:
+        code = inline_code_value(family, values)
+        return not any(v.startswith(loaders) for v in values if v != code)
+    letters = _LIBRARY_FLAGS.get(family)
+    if letters is None:
+        return True
+    args = argv.parse(values, _VALUE_FLAGS.get(family, "") + letters, ())
+    for key, value in args.values:
+        if key[1:] in letters:
+            name = value.split("=", 1)[0].lstrip("-")
+            if name not in _SAFE_LIBRARIES[family]:
+                return False
+    return True
