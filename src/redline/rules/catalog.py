@@ -11,11 +11,14 @@ from redline.rules.cloud import CLOUD_RULES
 from redline.rules.data import DATA_RULES
 from redline.rules.destructive import DESTRUCTIVE_RULES
 from redline.rules.disk import DISK_RULES
+from redline.rules.exec import EXEC_RULES
 from redline.rules.gateway import GATEWAY_RULES
 from redline.rules.hardline import HARDLINES
 from redline.rules.model import Rule
+from redline.rules.network import NETWORK_RULES
 from redline.rules.permissions import PERMISSION_RULES
 from redline.rules.publish import PUBLISH_RULES
+from redline.rules.sensitive import SENSITIVE_RULES
 from redline.rules.services import SERVICE_RULES
 from redline.rules.shell_rules import SHELL_RULES
 from redline.rules.system import SYSTEM_RULES
@@ -25,6 +28,7 @@ from redline.shell.analysis import Analysis
 CATALOG: tuple[Rule, ...] = (
     *HARDLINES, *SHELL_RULES, *DESTRUCTIVE_RULES, *PERMISSION_RULES, *DISK_RULES, *VCS_RULES,
     *SERVICE_RULES, *GATEWAY_RULES, *SYSTEM_RULES, *DATA_RULES, *CLOUD_RULES, *PUBLISH_RULES,
+    *NETWORK_RULES, *EXEC_RULES, *SENSITIVE_RULES,
 )  # fmt: skip
 
 

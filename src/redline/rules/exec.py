@@ -1,0 +1,243 @@
+"""Running code the gate cannot read: inline interpreter code, scripts piped
+into a shell, files made executable and run at once, interactive root
+shells (F-RULES-2). `sh -c` and `eval` are not here: the analysis parses what
+they carry and the other rules judge it."""
+
+from __future__ import annotations
+
+import re
+
+from redline.decision import Severity
+from redline.rules.code import INLINE, STDIN, code_source, inline_code, safe_options
+from redline.rules.harmless import harmless
+from redline.rules.model import Rule, rule
+from redline.rules.network import FETCHERS, remote_code
+from redline.shell import paths
+from redline.shell.analysis import Analysis
+from redline.shell.carriers import SHELLS, SOURCE, interpreter_family
+from redline.shell.invocation import Invocation
+from redline.shell.wrappers import split_wrapper
+
+D = Severity.DANGEROUS
+_CODE_FAMILIES = frozenset({"python", "pypy", "perl", "ruby", "node", "nodejs", "bun", "deno",
+                            "php", "lua", "luajit", "rscript", "osascript", "tclsh", "jshell",
+                            "irb"})  # fmt: skip
+_ELEVATORS = frozenset({"sudo", "doas", "run0", "pkexec"})
+_SU_COMMAND = ("-c", "--command", "--session-command")
+# `+x`, `u+rwx`, `a=rx`, `755`: a mode that lets someone execute the file.
+_EXEC_MODE = re.compile(
+    r"\A(?:[ugoa]*[+=][rwxXst]*x[rwxXst]*(?:,.*)?|0?[0-7]?[0-7]*[1357][0-7]*)\Z"
+)
+
+
+def _code(inv: Invocation) -> tuple[str, str] | None:
+    """The interpreter family and the code it is given inline or on a known stdin."""
+    family = interpreter_family(inv.name)
+    if family not in _CODE_FAMILIES:
+        return None
+    if family == "deno":
+        operands = inv.options.operands
+        if len(operands) >= 2 and operands[0].value == "eval":
+            return family, operands[1].value
+        return None
+    source = code_source(inv)
+    if source is None:
+        return None
+    if source[0] == INLINE:
+        code = inline_code(inv)
+        return (family, code) if code is not None else None
+    if source[0] == STDIN and inv.stdin_text is not None:
+        return family, inv.stdin_text
+    return None
+
+
+def _inline_code(inv: Invocation, analysis: Analysis) -> bool:
+    found = _code(inv)
+    if found is None:
+        return False
+    family, code = found
+    if harmless(family, code) and safe_options(family, inv.values):
+        return False
+    return not remote_code(inv, analysis)
+
+
+def _piped_script(inv: Invocation, analysis: Analysis) -> bool:
+    if inv.name not in SHELLS and inv.name not in SOURCE and _code_family(inv) is None:
+        return False
+    source = code_source(inv)
+    if source is None or source[0] != STDIN or inv.stdin_text is not None or not inv.upstream:
+        return False
+    feeders = [analysis.invocations[k] for k in inv.upstream if k < len(analysis.invocations)]
+    return not any(f.name in FETCHERS for f in feeders) and not remote_code(inv, analysis)
+
+
+def _code_family(inv: Invocation) -> str | None:
+    family = interpreter_family(inv.name)
+    return family if family in _CODE_FAMILIES else None
+
+
+def _made_executable(inv: Invocation) -> set[str]:
+    operands = inv.options.operands
+    if inv.name != "chmod" or not operands:
+        return set()
+    mode = operands[0].value
+    if not _EXEC_MODE.match(mode):
+        return set()
+    found = {paths.normalize(w.value, inv.cwd) for w in operands[1:]}
+    return {p for p in found if p is not None}
+
+
+def _chmod_then_run(inv: Invocation, analysis: Analysis) -> bool:
+    if not inv.argv or "/" not in inv.argv[0].value or inv.remote:
+        return False
+    target = paths.normalize(inv.argv[0].value, inv.cwd)
+    if target is None:
+        return False
+    return any(
+        target in _made_executable(earlier)
+        for earlier in analysis.invocations[: inv.index]
+        if not earlier.remote
+    )
+
+
+def _interactive(inv: Invocation) -> bool:
+    """Nothing on stdin: the shell waits for someone to type."""
+    if inv.upstream or inv.stdin_text is not None:
+        return False
+    return not any(r.op in ("<", "<<", "<<<", "<<-") for r in inv.redirects)
+
+
+def _root_shell(inv: Invocation, analysis: Analysis) -> bool:
+    name = inv.name
+    if name in _ELEVATORS:
+        split = split_wrapper(name, inv.argv)
+        if split is None or split[0] or split[1]:
+            return False
+        return name == "run0" or inv.has_flag("is", ("login", "shell"))
+    if name == "su":
+        quiet = (*_SU_COMMAND, "--help", "-h", "--version", "-V")
+        return not any(v in quiet or v.startswith("--command=") for v in inv.values)
+    if name in SHELLS and inv.via and inv.via[-1] in _ELEVATORS:
+        source = code_source(inv)
+        return source is not None and source[0] == STDIN and _interactive(inv)
+    return False
+
+
+EXEC_RULES: tuple[Rule, ...] = (
+    rule(
+        "exec.inline-code",
+        "exec",
+        D,
+        "an interpreter runs inline code that is not plainly harmless",
+        "write the code to a file in the workspace so it can be read, then run the file",
+        test=_inline_code,
+        aliases=("inline-script",),
+        must_match=(
+            "python3 -c \"__import__('os').system('id')\"",
+            "python3 -c \"getattr(__builtins__,'ex'+'ec')('print(1)')\"",
+            "python3 - <<'EOF'\nimport shutil\nshutil.rmtree('build')\nEOF",
+            "sudo python3 -c 'import os; os.remove(\"/etc/motd\")'",
+            "perl -e 'unlink glob \"*.log\"'",
+            "ruby -e 'File.delete(\"x\")'",
+            "node -e \"require('fs').rmSync('x')\"",
+            "php -r 'unlink(\"x\");'",
+            "env python3 <<< 'import socket'",
+            "timeout 5 /usr/bin/perl -ne 'print `id`'",
+            "bash -c \"python3 -c 'import subprocess; subprocess.run(cmd)'\"",
+        ),
+        must_not_match=(
+            "python3 -c 'import sys; print(sys.version)'",
+            'python -c "print(1+1)"',
+            "node -e 'console.log(process.version)'",
+            "python3 -m json.tool f.json",
+            "python3 script.py",
+            "perl -ne 'print if /foo/' f.txt",
+            "echo 'python3 -c \"import os\"'",
+            "ruby -e 'puts RUBY_VERSION'",
+            "php -r 'echo PHP_VERSION;'",
+            "python3 <<< 'print(2**10)'",
+        ),
+    ),
+    rule(
+        "exec.pipe-to-shell",
+        "exec",
+        D,
+        "a shell or interpreter runs a script from a pipe whose content cannot be seen",
+        "run the script file directly (`bash script.sh`) so the gate can see what runs",
+        test=_piped_script,
+        must_match=(
+            "cat x | sh",
+            "some_cmd | bash",
+            "cat setup.sh | sudo bash",
+            "git show HEAD:run.sh | bash -s -- --fast",
+            "cat x.py | python3",
+            "cat x | env sh -",
+            'printf "$CMD" | zsh',
+        ),
+        must_not_match=(
+            "echo ls | sh",
+            "printf 'date\\n' | bash",
+            "bash script.sh",
+            "sh < script.sh",
+            "cat x | grep y",
+            "echo 'cat x | sh'",
+            "cat x | bash -c 'wc -l'",
+        ),
+    ),
+    rule(
+        "exec.chmod-then-run",
+        "exec",
+        D,
+        "a file is made executable and run in the same command",
+        "make the file executable in one call and run it in a separate call, after "
+        "showing what it does",
+        test=_chmod_then_run,
+        aliases=("chmod-exec",),
+        must_match=(
+            "chmod +x install.sh && ./install.sh",
+            "chmod 755 ./run; ./run --now",
+            "chmod u+x /tmp/x && sudo /tmp/x",
+            "cd /opt/app && chmod a+rx go.sh && ./go.sh",
+            "chmod +x a.sh || bash -c './a.sh'",
+        ),
+        must_not_match=(
+            "chmod +x install.sh",
+            "chmod 644 f && ./f",
+            "chmod +x a.sh && ./b.sh",
+            "./install.sh",
+            "echo 'chmod +x x && ./x'",
+            "chmod -x a && ./a",
+        ),
+    ),
+    rule(
+        "exec.root-shell",
+        "exec",
+        D,
+        "an interactive root shell (`sudo -i`, `sudo su`, `sudo bash`)",
+        "run each privileged command on its own with `sudo CMD`",
+        programs=(*_ELEVATORS, "su", *SHELLS),
+        test=_root_shell,
+        must_match=(
+            "sudo su",
+            "sudo -i",
+            "sudo bash",
+            "sudo su -",
+            "sudo -s",
+            "doas -s",
+            "sudo -u root --login",
+            "sudo -E zsh",
+            "su",
+            "su - postgres",
+        ),
+        must_not_match=(
+            "sudo ls",
+            "sudo -i apt update",
+            "sudo bash script.sh",
+            "sudo su -c 'id' bob",
+            "echo ls | sudo bash",
+            "bash",
+            "sudo -u postgres psql",
+            "echo 'sudo su'",
+        ),
+    ),
+)

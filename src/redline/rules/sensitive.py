@@ -1,0 +1,363 @@
+"""Writes onto sensitive paths: SSH keys and config, the agents' own config
+and credentials, project `.env` files, shell startup files, credential
+files, system configuration (F-RULES-3). Reading them is not this family."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+
+from redline.decision import Severity
+from redline.rules import argv, targets
+from redline.rules.model import InvocationTest, Rule, rule
+from redline.rules.secrets import SSH_DIR, canonical, is_project_env
+from redline.rules.senders import is_remote
+from redline.shell import paths
+from redline.shell.analysis import Analysis
+from redline.shell.invocation import Invocation
+
+S = Severity.SENSITIVE
+
+_AGENT_FILES = (
+    "~/.hermes/.env", "~/.hermes/config.yaml", "~/.hermes/shell-hooks-allowlist.json",
+    "~/.hermes/shell-hooks-allowlist.json.lock", "~/.claude/settings.json",
+    "~/.claude/settings.local.json", "~/.claude/.credentials.json", "~/.codex/config.toml",
+    "~/.codex/auth.json", "~/.gemini/settings.json", "~/.gemini/.env",
+    "~/.gemini/oauth_creds.json",
+)  # fmt: skip
+_AGENT_DIRS = ("~/.hermes/agent-hooks", "~/.hermes/approval", "~/.hermes/scripts", "~/.redline")
+# Project-level agent settings (hooks live there): `.claude/settings.json` anywhere.
+_AGENT_PROJECT = re.compile(
+    r"(?:\A|/)(?:\.claude/settings(?:\.local)?\.json|\.gemini/settings\.json"
+    r"|\.hermes/(?:\.env|config\.yaml))\Z"
+)
+_CREDENTIAL_FILES = (
+    "~/.netrc", "~/.docker/config.json", "~/.kube/config", "~/.git-credentials", "~/.pgpass",
+    "~/.npmrc", "~/.pypirc", "~/.config/gh/hosts.yml",
+)  # fmt: skip
+_CREDENTIAL_DIRS = ("~/.aws", "~/.gnupg", "~/.password-store", "~/.config/gcloud", "~/.azure")
+_HOME_RC = frozenset({".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
+                      ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".kshrc",
+                      ".login", ".mkshrc", ".cshrc", ".tcshrc", ".xprofile", ".xinitrc",
+                      ".inputrc"})  # fmt: skip
+_SYSTEM_RC = ("/etc/profile", "/etc/bash.bashrc", "/etc/bashrc", "/etc/zshrc", "/etc/zshenv",
+              "/etc/zprofile", "/etc/environment", "/etc/csh.cshrc", "/etc/csh.login")  # fmt: skip
+_RC_DIRS = ("~/.config/fish", "/etc/profile.d", "/etc/zsh", "/etc/fish")
+_AUTOSTART = ("~/.config/systemd/user", "~/.config/autostart", "~/Library/LaunchAgents",
+              "~/.config/environment.d")  # fmt: skip
+_SYSTEM = ("/etc", "/private/etc", "/private/var", "/usr/lib/systemd", "/lib/systemd", "/boot",
+           "/var/spool/cron", "/Library/LaunchDaemons", "/Library/LaunchAgents",
+           "/usr/local/etc")  # fmt: skip
+# A mode that only takes permissions away, or leaves group and others none.
+_TIGHTEN = re.compile(r"\A(?:[ugoa]*-[rwxXst]+(?:,[ugoa]*-[rwxXst]+)*|0?[0-7]00)\Z")
+
+
+def _under(path: str, roots: tuple[str, ...]) -> bool:
+    return any(paths.is_under(path, root) for root in roots)
+
+
+def family_of(path: str, project_root: bool = False) -> str | None:
+    """The sensitive family a canonical path belongs to, most specific first."""
+    name = path.rsplit("/", 1)[-1]
+    if path in _AGENT_FILES or _under(path, _AGENT_DIRS) or _AGENT_PROJECT.search(path):
+        return "agent-config"
+    if paths.is_under(path, SSH_DIR):
+        return "ssh"
+    if path in _CREDENTIAL_FILES or _under(path, _CREDENTIAL_DIRS):
+        return "credentials"
+    if (path == "~/" + name and name in _HOME_RC) or path in _SYSTEM_RC or _under(path, _RC_DIRS):
+        return "shell-rc"
+    if _under(path, _AUTOSTART):
+        return "autostart"
+    if _under(path, _SYSTEM):
+        return "system-config"
+    if is_project_env(name):
+        return "project-env"
+    if project_root and name == "config.yaml":
+        return "project-config"
+    return None
+
+
+def _writes(inv: Invocation) -> Iterator[str]:
+    """Raw values of the files an invocation writes, beyond `targets.written_files`:
+    `mv` sources, download outputs, generated keys, archive destinations."""
+    yield from targets.written_files(inv)
+    name, values = inv.name, inv.values
+    operands = inv.options.operands
+    if name == "mv" and len(operands) >= 2:
+        yield from (w.value for w in operands[:-1])
+    if name in ("cp", "mv", "install", "ln", "rsync") and len(operands) >= 2:
+        destination = operands[-1].value
+        last = destination.rstrip("/").rsplit("/", 1)[-1]
+        if destination.endswith("/") or "." not in last.lstrip("."):
+            for source in operands[:-1]:  # `cp .bashrc ~/` writes `~/.bashrc`
+                yield destination.rstrip("/") + "/" + source.value.rstrip("/").rsplit("/", 1)[-1]
+    if name == "curl":
+        yield from argv.parse(values, "oudHAXTFebcDEKmrw", ("output",)).value("-o", "--output")
+    elif name in ("wget", "wget2"):
+        yield from argv.parse(values, "OoaPUeT", ("output-document",)).value(
+            "-O", "--output-document"
+        )
+    elif name == "ssh-keygen":
+        args = argv.parse(values, "fCNtbZaEmnOPrsVzwJjKI", ())
+        if not args.has("-y", "-l", "-F", "-e", "-i", "-D", "-Q", "-B", "-L", "-k"):
+            for key in args.value("-f"):
+                yield from (key, key + ".pub")
+    elif name == "tar" and _extracts(values):
+        yield from argv.parse(values, "CfbT", ("directory", "file")).value("-C", "--directory")
+    elif name == "unzip":
+        yield from argv.parse(values, "d", ()).value("-d")
+    elif name in ("chattr", "setfacl"):
+        yield from (w.value for w in operands)
+    elif name == "patch":
+        args = argv.parse(values, "iopdBDFrVYzg", ("input", "output", "directory"))
+        yield from (*args.operands[:1], *args.value("-o", "--output"))
+    elif name == "visudo" and not inv.has_flag("cVh", ("check", "version", "help")):
+        yield "/etc/sudoers"
+
+
+def _extracts(values: tuple[str, ...]) -> bool:
+    first = values[0] if values else ""
+    bundled = not first.startswith("--") and "x" in first
+    return bundled or "--extract" in values or "--get" in values
+
+
+def _tightens(inv: Invocation, family: str) -> bool:
+    """`chmod 600 ~/.ssh/id_rsa`: making a secret private is what one should do."""
+    if inv.name != "chmod" or family not in ("ssh", "credentials", "agent-config", "project-env"):
+        return False
+    operands = inv.options.operands
+    return bool(operands) and bool(_TIGHTEN.match(operands[0].value))
+
+
+def _writes_family(family: str) -> InvocationTest:
+    def test(inv: Invocation, analysis: Analysis) -> bool:
+        if inv.remote:
+            return False
+        raw = {w.value: w.raw for w in (*inv.argv, *(r.target for r in inv.redirects if r.target))}
+        for value in _writes(inv):
+            if is_remote(value):
+                continue  # `scp f host:.ssh/`: another machine's files
+            path = canonical(value, inv.cwd, raw.get(value, ""))
+            if path is None or paths.is_system_dir(path) or paths.is_home_dir(path):
+                continue  # a whole system or home directory: the hard lines' domain
+            root = value in ("config.yaml", "./config.yaml") and not _moved(inv, analysis)
+            if family_of(path, root) == family and not _tightens(inv, family):
+                return True
+        return False
+
+    return test
+
+
+def _moved(inv: Invocation, analysis: Analysis) -> bool:
+    """A `cd` ran before: the working directory is no longer the project root."""
+    earlier = analysis.invocations[: inv.index]
+    return inv.cwd != analysis.cwd or any(e.name in ("cd", "pushd", "popd") for e in earlier)
+
+
+def _crontab(inv: Invocation, analysis: Analysis) -> bool:
+    values = inv.values
+    args = argv.parse(values, "u", ())
+    if args.has("-l", "-V", "-r", "-T", "--help"):
+        return False  # listing, or removal (its own rule)
+    return bool(args.operands) or args.has("-e", "-i") or not values
+
+
+def _family(
+    family: str, description: str, repair: str, must_match: tuple[str, ...],
+    must_not_match: tuple[str, ...], aliases: tuple[str, ...] = (),
+    test: Callable[[Invocation, Analysis], bool] | None = None, programs: tuple[str, ...] = (),
+) -> Rule:  # fmt: skip
+    return rule(
+        "sensitive.write-" + family, "sensitive", S, description, repair,
+        test=test or _writes_family(family), aliases=aliases, programs=programs,
+        must_match=must_match, must_not_match=must_not_match,
+    )  # fmt: skip
+
+
+SENSITIVE_RULES: tuple[Rule, ...] = (
+    _family(
+        "ssh",
+        "write to `~/.ssh` (keys, authorized_keys, ssh config)",
+        "leave `~/.ssh` to the owner; use a key or config file inside the workspace",
+        (
+            "echo 'ssh-ed25519 AAA x' >> ~/.ssh/authorized_keys",
+            "cp id_new $HOME/.ssh/",
+            "sudo tee -a /root/.ssh/authorized_keys",
+            "ssh-keygen -t ed25519 -f ~/.ssh/deploy",
+            "ls && rm -f ${HOME}/.ssh/known_hosts",
+            "sed -i 's/^Host/#Host/' ~/.ssh/config",
+            "bash -c 'cat k.pub >> ~/.ssh/../.ssh/authorized_keys'",
+            "chmod 644 ~/.ssh/id_rsa",
+        ),
+        (
+            "ls ~/.ssh",
+            "cat ~/.ssh/config",
+            "ssh-keygen -f ./id_test",
+            "chmod 600 ~/.ssh/id_rsa",
+            "echo '>> ~/.ssh/authorized_keys'",
+            "grep -r 'id_rsa' .",
+            "cp ~/.ssh/id_rsa.pub /tmp/",
+        ),
+        aliases=("ssh-write",),
+    ),
+    _family(
+        "agent-config",
+        "write to the agent's own config or credentials (`.env`, `config.yaml`, hooks)",
+        "do not change the agent's own settings; ask the owner to make the change",
+        (
+            "echo 'APPROVAL=off' >> ~/.hermes/.env",
+            "sed -i 's/ask/allow/' $HERMES_HOME/config.yaml",
+            "cp x.yaml ${HERMES_HOME}/config.yaml",
+            "rm ~/.hermes/shell-hooks-allowlist.json",
+            "tee .claude/settings.json < s.json",
+            "cd /root/.hermes && echo x > .env",
+            "mv hook.sh ~/.hermes/agent-hooks/pre.sh",
+        ),
+        (
+            "cat ~/.hermes/config.yaml",
+            "cp ~/.hermes/.env /tmp/x.env.example",
+            "echo 'x' > ~/.hermes/notes.md",
+            "ls ~/.claude",
+            "grep -r hooks ~/.hermes/config.yaml",
+        ),
+        aliases=("hermes-env-write",),
+    ),
+    _family(
+        "project-env",
+        "write to a project `.env` file",
+        "tell the owner which variable to set; or write `.env.example` with placeholder values",
+        (
+            "echo 'KEY=x' >> .env",
+            "sed -i 's/DEBUG=0/DEBUG=1/' app/.env",
+            "cp .env.example .env",
+            "true && printf 'A=1' > ./.env.production",
+            "rm .env.local",
+            "timeout 3 tee -a .env",
+            "sh -c 'echo A=1 >> ../.env'",
+            "mv .env .env.bak",
+        ),
+        (
+            "cat .env",
+            "cat .envrc",
+            "echo x >> .envrc",
+            "echo x >> notes.env.md",
+            "echo x > .environment",
+            "cp .env .env.example",
+            "echo 'A=' > .env.example",
+        ),
+    ),
+    _family(
+        "project-config",
+        "write to the project's `config.yaml`",
+        "show the owner the change to `config.yaml` and let them apply it",
+        (
+            "echo 'approval: off' > config.yaml",
+            "sed -i 's/a/b/' ./config.yaml",
+            "echo 'x: 1' >> ./config.yaml",
+            "cp new.yaml config.yaml",
+            "bash -c 'sudo tee config.yaml < new.yaml'",
+        ),
+        (
+            "cat config.yaml",
+            "echo x > config.yaml.bak",
+            "cp config.yaml /tmp/",
+            "echo x > app/config.yml",
+            "cd sub && echo x > config.yaml",
+        ),
+    ),
+    _family(
+        "shell-rc",
+        "write to a shell startup file (`~/.bashrc`, `~/.zshrc`, `/etc/profile`...)",
+        "print the line for the owner to add to their shell startup file",
+        (
+            "echo 'export PATH=$PATH:~/bin' >> ~/.bashrc",
+            "sudo tee -a /etc/profile.d/x.sh",
+            "echo x >> $HOME/.zshrc",
+            "cp .bashrc ~/",
+            "ln -sf ~/dotfiles/zshrc ~/.zshrc",
+            "mv ~/.profile ~/.profile.old",
+            "echo x >> ~/.config/fish/config.fish",
+        ),
+        (
+            "cat ~/.bashrc",
+            "source ~/.bashrc",
+            "cp ~/.bashrc ~/.bashrc.bak",
+            "echo x >> ./project/.bashrc.d",
+            "grep PATH ~/.zshrc",
+        ),
+        aliases=("shell-rc-write",),
+    ),
+    _family(
+        "credentials",
+        "write to a credentials file (`~/.aws`, `~/.netrc`, `~/.docker/config.json`...)",
+        "let the owner configure credentials with the tool's own login command",
+        (
+            "echo 'machine x login y' >> ~/.netrc",
+            "cp creds ~/.aws/credentials",
+            "rm -rf ~/.gnupg",
+            "sed -i 's/a/b/' ~/.kube/config",
+            "echo x > ${HOME}/.npmrc",
+            "sudo install -m 600 cfg /root/.docker/config.json",
+        ),
+        (
+            "cat ~/.aws/credentials",
+            "aws configure list",
+            "chmod 600 ~/.netrc",
+            "cp ~/.kube/config /tmp/kubeconfig",
+            "echo x > ./credentials",
+        ),
+    ),
+    _family(
+        "autostart",
+        "write to a user autostart location (systemd user units, LaunchAgents)",
+        "show the owner the unit or agent file and let them install it",
+        (
+            "cp x.service ~/.config/systemd/user/",
+            "tee ~/Library/LaunchAgents/x.plist",
+            "echo x > ~/.config/autostart/x.desktop",
+        ),
+        (
+            "systemctl --user status x",
+            "cat ~/.config/systemd/user/x.service",
+            "cp x.service ./deploy/",
+        ),
+    ),
+    _family(
+        "system-config",
+        "write to system configuration (`/etc`, `/boot`, systemd units, crontabs)",
+        "show the owner the change to system configuration and let them apply it",
+        (
+            "echo '1.2.3.4 x' | sudo tee -a /etc/hosts",
+            "sudo sed -i 's/a/b/' /etc/ssh/sshd_config",
+            "cp x.service /lib/systemd/system/",
+            "echo ok && echo x > /private/etc/hosts",
+            "sudo visudo",
+            "cd /etc && sudo rm -f motd",
+            "sudo dd if=x of=/boot/grub/grub.cfg",
+        ),
+        (
+            "cat /etc/hosts",
+            "cp /etc/nginx/nginx.conf ./nginx.conf",
+            "ls /etc",
+            "echo '> /etc/hosts'",
+            "sudo visudo -c",
+            "grep -r x /etc/systemd",
+        ),
+        aliases=("etc-write",),
+    ),
+    _family(
+        "crontab",
+        "install or edit a crontab (commands run on a schedule)",
+        "show the owner the crontab lines and let them install them",
+        (
+            "crontab mycron.txt",
+            "echo '* * * * * x' | crontab -",
+            "crontab -e",
+            "sudo crontab -u bob jobs.txt",
+        ),
+        ("crontab -l", "crontab -r", "echo crontab x"),
+        test=_crontab,
+        programs=("crontab",),
+    ),
+)
