@@ -27,11 +27,6 @@ from redline.rules.harmless import harmless
         ("ruby", "puts({a: 1}.to_json)"),
         ("php", "echo PHP_VERSION;"),
         ("lua", "local x = 5 print(x * 2)"),
-        # Literal shell commands: the analysis reads and judges them itself.
-        ("python", "import subprocess; subprocess.run(['git', 'status'], check=True)"),
-        ("python", "import os; os.system('ls -l')"),
-        ("perl", "system('ls -l')"),
-        ("ruby", "system('ls -l')"),
     ],
 )
 def test_harmless(family: str, code: str) -> None:
@@ -93,3 +88,19 @@ def test_harmless(family: str, code: str) -> None:
 )
 def test_not_shown_harmless(family: str, code: str) -> None:
     assert not harmless(family, code)
+
+
+@pytest.mark.parametrize(
+    ("family", "code"),
+    [
+        ("python", "import subprocess; subprocess.run(['git', 'status'], check=True)"),
+        ("python", "import os; os.system('ls -l')"),
+        ("perl", "system('ls -l')"),
+        ("ruby", "system('ls -l')"),
+        ("php", "system('ls -l');"),
+    ],
+)
+def test_literal_shell_calls_pass_only_when_the_analysis_carried_them(
+    family: str, code: str
+) -> None:
+    assert (harmless(family, code, carried=True), harmless(family, code)) == (True, False)

@@ -12,7 +12,7 @@ from redline.rules.code import INLINE, STDIN, code_source, inline_code, safe_opt
 from redline.rules.harmless import harmless
 from redline.rules.model import Rule, rule
 from redline.rules.network import FETCHERS, remote_code
-from redline.shell import paths
+from redline.shell import carriers, paths
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import SHELLS, SOURCE, interpreter_family
 from redline.shell.invocation import Invocation
@@ -56,7 +56,8 @@ def _inline_code(inv: Invocation, analysis: Analysis) -> bool:
     if found is None:
         return False
     family, code = found
-    if harmless(family, code) and safe_options(family, inv.values):
+    carried = carriers.inline_code(inv) == code  # its literal shell calls were analysed
+    if harmless(family, code, carried) and safe_options(family, inv.values):
         return False
     return not remote_code(inv, analysis)
 
@@ -144,6 +145,10 @@ EXEC_RULES: tuple[Rule, ...] = (
             "env python3 <<< 'import socket'",
             "timeout 5 /usr/bin/perl -ne 'print `id`'",
             "bash -c \"python3 -c 'import subprocess; subprocess.run(cmd)'\"",
+            "perl -MIO::Socket -e 'print 1'",
+            "node -r ./hook.js -e 'console.log(1)'",
+            "perl -ne 'system(\"touch x\")' f.txt",
+            "python3 -Ic 'import os; os.system(\"ls\")'",
         ),
         must_not_match=(
             "python3 -c 'import sys; print(sys.version)'",
@@ -156,6 +161,8 @@ EXEC_RULES: tuple[Rule, ...] = (
             "ruby -e 'puts RUBY_VERSION'",
             "php -r 'echo PHP_VERSION;'",
             "python3 <<< 'print(2**10)'",
+            "perl -MList::Util=sum -le 'print sum(1..10)'",
+            'python3 -c \'import subprocess; subprocess.run(["git", "status"])\'',
         ),
     ),
     rule(

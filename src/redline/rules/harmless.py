@@ -15,14 +15,18 @@ import re
 from redline.shell.model import DYNAMIC
 
 
-def harmless(family: str, code: str) -> bool:
-    """True only when the code plainly reads, computes and prints."""
+def harmless(family: str, code: str, carried: bool = False) -> bool:
+    """True only when the code plainly reads, computes and prints.
+
+    With `carried`, the analysis has parsed the code's literal shell calls
+    (`os.system("ls")`) as commands of their own, so those calls pass too.
+    """
     if DYNAMIC in code or len(code) > 20_000:
         return False
     if family in ("python", "pypy"):
-        return _python_harmless(code)
+        return _python_harmless(code, carried)
     lexicon = _LEXICONS.get(family)
-    return lexicon is not None and _words_harmless(family, code, lexicon)
+    return lexicon is not None and _words_harmless(family, code, lexicon, carried)
 
 
 def _names(text: str) -> frozenset[str]:
@@ -65,7 +69,7 @@ _PY_DUNDERS = frozenset({"__version__", "__name__", "__doc__", "__file__"})
 _PY_OPEN_KWARGS = frozenset({"mode", "encoding", "errors", "newline"})
 
 
-def _python_harmless(code: str) -> bool:
+def _python_harmless(code: str, carried: bool) -> bool:
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -96,7 +100,7 @@ def _python_harmless(code: str) -> bool:
                     return False
         elif not _python_node_ok(node):
             return False
-    return _python_names_ok(tree, restricted, code)
+    return _python_names_ok(tree, restricted, code if carried else None)
 
 
 def _python_node_ok(node: ast.AST) -> bool:
@@ -129,14 +133,16 @@ def _python_open_reads(call: ast.Call) -> bool:
     return True
 
 
-def _python_names_ok(tree: ast.AST, restricted: dict[str, frozenset[str]], code: str) -> bool:
+def _python_names_ok(
+    tree: ast.AST, restricted: dict[str, frozenset[str]], code: str | None
+) -> bool:
     """`open` only as a call; restricted modules only as `os.NAME` with NAME allowed;
     shell calls only on plain literal commands."""
     allowed_bases: set[int] = set()
     open_calls: set[int] = set()
     shell_calls = {
         id(node.func) for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and _literal_command(node, code)
+        if code is not None and isinstance(node, ast.Call) and _literal_command(node, code)
     }  # fmt: skip
     for node in ast.walk(tree):
         if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
@@ -286,12 +292,12 @@ _TERM_WORDS = frozenset({"if", "unless", "and", "or", "not", "split", "grep", "w
                          "while", "until", "x"})  # fmt: skip
 
 
-def _words_harmless(family: str, code: str, lexicon: frozenset[str]) -> bool:
+def _words_harmless(family: str, code: str, lexicon: frozenset[str], carried: bool) -> bool:
     lang = _LANGUAGE.get(family, family)
     stripped = _strip_literals(lang, code)
     if stripped is None or "`" in stripped:
         return False
-    if lang in ("perl", "ruby", "php"):  # the analysis reads and judges literal commands
+    if carried and lang in ("perl", "ruby", "php"):  # the analysis judges literal commands
         stripped = _SHELL_CALL.sub(" ", stripped)
     if _DYNAMIC_SHAPES.search(stripped) or _DENIED_VARIABLES.search(stripped):
         return False
