@@ -14,8 +14,6 @@ from __future__ import annotations
 import os
 import threading
 from collections.abc import Mapping
-from dataclasses import replace
-from pathlib import Path
 from typing import Any
 
 from redline.decision import Decision
@@ -31,10 +29,13 @@ from redline.policy.allowlist import FILE_NAME, Allowlist
 from redline.policy.load import PolicyError, default_policy_path, load_policy
 from redline.policy.model import Policy
 
+# Paths are strings here: `pathlib` is left off the hook's start.
+PathLike = str | os.PathLike[str]
 
-def _stamp(path: Path) -> tuple[int, int] | None:
+
+def _stamp(path: str) -> tuple[int, int] | None:
     try:
-        stat = path.stat()
+        stat = os.stat(path)
     except OSError:
         return None
     return (stat.st_mtime_ns, stat.st_size)
@@ -42,21 +43,22 @@ def _stamp(path: Path) -> tuple[int, int] | None:
 
 def _package_tree() -> tuple[str, ...]:
     """The installed package is part of the gate; a source checkout is not."""
-    here = Path(__file__).resolve().parent
-    return (str(here),) if {"site-packages", "dist-packages"} & set(here.parts) else ()
+    here = os.path.dirname(os.path.realpath(__file__))
+    parts = here.split(os.sep)
+    return (here,) if {"site-packages", "dist-packages"} & set(parts) else ()
 
 
-def configured_policy(environ: Mapping[str, str] | None = None) -> Path | None:
+def configured_policy(environ: Mapping[str, str] | None = None) -> str | None:
     """`$REDLINE_POLICY`, else `$REDLINE_HOME/policy.yaml` if it exists; `None`
     means the policy that ships with redline."""
-    from redline.home import redline_home
+    from redline.home import home_dir
 
     env = os.environ if environ is None else environ
     configured = env.get("REDLINE_POLICY", "").strip()
     if configured:
-        return Path(configured).expanduser()
-    path = redline_home(env) / "policy.yaml"
-    return path if path.is_file() else None
+        return os.path.expanduser(configured)
+    path = os.path.join(home_dir(env), "policy.yaml")
+    return path if os.path.isfile(path) else None
 
 
 class Gate:
@@ -64,49 +66,50 @@ class Gate:
 
     def __init__(
         self,
-        policy_path: Path | str | None = None,
+        policy_path: PathLike | None = None,
         *,
-        home: Path | str | None = None,
-        redline_home: Path | str | None = None,
-        hermes_home: Path | str | None = None,
-        allowlist_path: Path | str | None = None,
-        cache_dir: Path | str | None = None,
+        home: PathLike | None = None,
+        redline_home: PathLike | None = None,
+        hermes_home: PathLike | None = None,
+        allowlist_path: PathLike | None = None,
+        cache_dir: PathLike | None = None,
         gateway_names: tuple[str, ...] = ("redline", "hermes"),
     ) -> None:
-        self.policy_path = Path(policy_path) if policy_path else default_policy_path()
-        self._cache_dir = Path(cache_dir) if cache_dir else None
+        self.policy_path = os.fspath(policy_path) if policy_path else default_policy_path()
+        self._cache_dir = os.fspath(cache_dir) if cache_dir else None
         self._policy = load_policy(self.policy_path, cache_dir=self._cache_dir)
         self._stamp = _stamp(self.policy_path)
         self._reload_problem: str | None = None
         self._lock = threading.Lock()
-        self._home = str(home or Path.home())
-        self._redline_home = str(redline_home or "~/.redline")
-        self._hermes_home = str(hermes_home) if hermes_home else None
+        self._home = os.fspath(home) if home else os.path.expanduser("~")
+        self._redline_home = os.fspath(redline_home) if redline_home else "~/.redline"
+        self._hermes_home = os.fspath(hermes_home) if hermes_home else None
         self._gateway_names = gateway_names
         if allowlist_path:
-            self.allowlist = Allowlist(Path(allowlist_path))
+            self.allowlist = Allowlist(allowlist_path)
         elif policy_path:
-            self.allowlist = Allowlist(self.policy_path.with_name(FILE_NAME))
+            self.allowlist = Allowlist(os.path.join(os.path.dirname(self.policy_path), FILE_NAME))
         else:
-            self.allowlist = Allowlist(Path(self._redline_home).expanduser() / FILE_NAME)
+            gate_home = os.path.expanduser(self._redline_home)
+            self.allowlist = Allowlist(os.path.join(gate_home, FILE_NAME))
         self._guard = self._build_guard(self._policy)
         self.sessions = SessionStore()
 
     @classmethod
     def from_environ(
-        cls, environ: Mapping[str, str] | None = None, policy_path: Path | str | None = None
+        cls, environ: Mapping[str, str] | None = None, policy_path: PathLike | None = None
     ) -> Gate:
         """A gate for this machine: `policy_path`, else the configured policy."""
-        from redline.home import redline_home
+        from redline.home import home_dir
 
         env = os.environ if environ is None else environ
-        home = redline_home(env)
+        home = home_dir(env)
         return cls(
             policy_path or configured_policy(env),
             home=env.get("HOME") or None,
             redline_home=home,
             hermes_home=env.get("HERMES_HOME") or None,
-            cache_dir=home / "cache",
+            cache_dir=os.path.join(home, "cache"),
         )
 
     def _build_guard(self, policy: Policy) -> Guard:
@@ -115,7 +118,7 @@ class Gate:
             home=self._home,
             hermes_home=self._hermes_home or policy.hermes_home or "~/.hermes",
             redline_home=self._redline_home,
-            extra_config=(str(self.policy_path), str(self.allowlist.path), str(lock)),
+            extra_config=(self.policy_path, self.allowlist.path, lock),
             extra_trees=_package_tree(),
             approval_port=policy.approval_port,
             approval_socket=policy.approval_socket,
@@ -176,7 +179,7 @@ class Gate:
         if self._reload_problem:
             notes.append(self._reload_problem)
         if notes:
-            evaluation = replace(evaluation, decision=with_notes(evaluation.decision, notes))
+            evaluation = evaluation._replace(decision=with_notes(evaluation.decision, notes))
         return evaluation
 
     def check(self, call: ToolCall) -> Decision:
@@ -195,7 +198,7 @@ class Gate:
         Returns the grants made. Hard lines and never-run kinds are never granted."""
         outcome, scope = Outcome(outcome), Scope(scope)
         if session:
-            call = replace(call, session=session)
+            call = call._replace(session=session)
         ctx = contexts.resolve(call.context, call.session)
         evaluation = self.evaluate(call, with_state=False)
         if evaluation.facts is None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -62,7 +63,7 @@ def test_always_is_saved_to_the_allowlist_and_survives_a_new_gate(
 ) -> None:
     gate = make_gate(ASK_DEPLOY)
     gate.record_outcome("s1", run("deploy --prod web"), "approved", "always")
-    data = json.loads(gate.allowlist.path.read_text())
+    data = json.loads(Path(gate.allowlist.path).read_text())
     assert [(e["rule"], e["subject"], e["note"]) for e in data["entries"]] == [
         ("policy:ask-deploy", ["run", "deploy", "--prod", "--", "web"], "deploy --prod web")
     ]
@@ -79,7 +80,7 @@ def test_always_is_written_once(make_gate: Callable[..., Gate]) -> None:
     gate = make_gate(ASK_DEPLOY)
     for _ in range(3):
         gate.record_outcome("s1", run("deploy web"), "approved", "always")
-    assert len(json.loads(gate.allowlist.path.read_text())["entries"]) == 1
+    assert len(json.loads(Path(gate.allowlist.path).read_text())["entries"]) == 1
 
 
 def test_file_tool_approvals_are_keyed_by_path(make_gate: Callable[..., Gate]) -> None:
@@ -105,8 +106,8 @@ def test_old_rule_ids_in_the_allowlist_are_honoured(
     monkeypatch.setattr(allowlist_module, "resolve", renamed)
     gate = make_gate()
     subject = ["run", "git", "--force", "--", "push", "origin", "feature"]
-    gate.allowlist.path.parent.mkdir(parents=True, exist_ok=True)
-    gate.allowlist.path.write_text(
+    Path(gate.allowlist.path).parent.mkdir(parents=True, exist_ok=True)
+    Path(gate.allowlist.path).write_text(
         json.dumps(
             {"version": 1, "entries": [{"rule": "git.force-push-old-name", "subject": subject}]}
         )
@@ -115,8 +116,8 @@ def test_old_rule_ids_in_the_allowlist_are_honoured(
 
 
 def test_never_lifts_a_hard_line_or_a_never_run_kind(gate: Gate) -> None:
-    gate.allowlist.path.parent.mkdir(parents=True, exist_ok=True)
-    gate.allowlist.path.write_text(
+    Path(gate.allowlist.path).parent.mkdir(parents=True, exist_ok=True)
+    Path(gate.allowlist.path).write_text(
         json.dumps(
             {
                 "version": 1,
@@ -131,4 +132,7 @@ def test_never_lifts_a_hard_line_or_a_never_run_kind(gate: Gate) -> None:
     for call in (run("rm -rf /"), ToolCall("read_file", {"path": "/home/me/.ssh/id_rsa"})):
         assert gate.record_outcome("s1", call, "approved", "always") == ()
         assert gate.check(call).verdict is Verdict.DENY
-    assert json.loads(gate.allowlist.path.read_text())["entries"][0]["rule"] == "hardline.rm-root"
+    assert (
+        json.loads(Path(gate.allowlist.path).read_text())["entries"][0]["rule"]
+        == "hardline.rm-root"
+    )

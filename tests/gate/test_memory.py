@@ -129,3 +129,13 @@ def test_memory_lives_in_the_session_context(gate: Gate) -> None:
         )
         assert gate.check(bash("rm -r /tmp/x", session="")).code == "rejected-before"
     assert gate.check(bash("rm -r /tmp/x", session="")).verdict is Verdict.ASK
+
+
+def test_the_memory_can_be_listed_for_saving(gate: Gate) -> None:
+    gate.record_outcome("s1", bash("rm -rf /tmp/x"), "rejected")
+    (entry,) = gate.sessions.view("s1").memory.entries
+    assert (entry.outcome, entry.fingerprint.summary, entry.fingerprint.writes) == (
+        "rejected",
+        "rm -rf /tmp/x",
+        frozenset({"/tmp/x"}),
+    )

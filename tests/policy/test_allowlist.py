@@ -29,7 +29,7 @@ def test_add_writes_the_entry_and_reads_it_back(allowlist: Allowlist) -> None:
         ("policy:ask-deploy", SUBJECT),
     )
     assert allowlist.grants() == {("policy:ask-deploy", SUBJECT)}
-    (entry,) = json.loads(allowlist.path.read_text())["entries"]
+    (entry,) = json.loads(Path(allowlist.path).read_text())["entries"]
     assert (entry["rule"], entry["subject"], entry["note"]) == (
         "policy:ask-deploy",
         list(SUBJECT),
@@ -41,7 +41,7 @@ def test_add_writes_the_entry_and_reads_it_back(allowlist: Allowlist) -> None:
 def test_add_skips_what_is_already_there(allowlist: Allowlist) -> None:
     allowlist.add([("vcs.push-force", SUBJECT)])
     assert allowlist.add([("vcs.push-force", SUBJECT), ("vcs.push-force", SUBJECT)]) == ()
-    assert len(json.loads(allowlist.path.read_text())["entries"]) == 1
+    assert len(json.loads(Path(allowlist.path).read_text())["entries"]) == 1
 
 
 def test_hard_lines_and_never_run_kinds_are_never_written(allowlist: Allowlist) -> None:
@@ -55,7 +55,7 @@ def test_hard_lines_and_never_run_kinds_are_never_written(allowlist: Allowlist) 
         )
         == ()
     )
-    assert not allowlist.path.exists()
+    assert not Path(allowlist.path).exists()
 
 
 def test_writes_replace_the_file_atomically(allowlist: Allowlist) -> None:
@@ -63,7 +63,7 @@ def test_writes_replace_the_file_atomically(allowlist: Allowlist) -> None:
     before = os.stat(allowlist.path).st_ino
     allowlist.add([("policy:b", SUBJECT)])
     assert os.stat(allowlist.path).st_ino != before  # a new file renamed over the old one
-    leftovers = [p.name for p in allowlist.path.parent.iterdir() if p.name.endswith(".tmp")]
+    leftovers = [p.name for p in Path(allowlist.path).parent.iterdir() if p.name.endswith(".tmp")]
     assert leftovers == []
 
 
@@ -101,11 +101,11 @@ def test_concurrent_writers_lose_nothing(tmp_path: Path) -> None:
 def test_a_corrupt_file_is_kept_aside_reported_and_empty(
     allowlist: Allowlist, text: str, problem: str
 ) -> None:
-    allowlist.path.write_text(text)
+    Path(allowlist.path).write_text(text)
     assert allowlist.grants() == frozenset()
-    (aside,) = allowlist.path.parent.glob("allowlist.json.corrupt-*")
+    (aside,) = Path(allowlist.path).parent.glob("allowlist.json.corrupt-*")
     assert aside.read_text() == text
-    assert not allowlist.path.exists()
+    assert not Path(allowlist.path).exists()
     assert allowlist.warnings == [
         f"allowlist `{allowlist.path}` is corrupt ({problem}); kept aside as `{aside}`; "
         "treated as empty"
@@ -117,5 +117,5 @@ def test_a_corrupt_file_is_kept_aside_reported_and_empty(
 def test_a_changed_file_is_read_again(allowlist: Allowlist) -> None:
     allowlist.add([("policy:a", SUBJECT)])
     assert allowlist.grants() == {("policy:a", SUBJECT)}
-    allowlist.path.write_text(json.dumps({"version": 1, "entries": []}))
+    Path(allowlist.path).write_text(json.dumps({"version": 1, "entries": []}))
     assert allowlist.grants() == frozenset()

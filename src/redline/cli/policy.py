@@ -5,7 +5,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from redline.cli import exitcodes
@@ -38,9 +37,9 @@ def _no_action(args: argparse.Namespace) -> int:
     return exitcodes.USAGE
 
 
-def _target(file: str | None) -> Path:
+def _target(file: str | None) -> str:
     if file:
-        return Path(file)
+        return file
     from redline.gatekeeper import configured_policy
     from redline.policy.load import default_policy_path
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import enum
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 
 class ActionKind(enum.StrEnum):
@@ -44,8 +44,7 @@ FILE_KINDS = frozenset(
 WRITE_KINDS = frozenset({ActionKind.WRITE, ActionKind.PATCH})
 
 
-@dataclass(frozen=True, slots=True)
-class ToolCall:
+class ToolCall(NamedTuple):
     """A tool call as the agent's host reports it.
 
     `cwd` is the working directory when the host carries it outside the
@@ -54,14 +53,13 @@ class ToolCall:
     """
 
     tool: str
-    args: Mapping[str, Any] = field(default_factory=dict)
+    args: Mapping[str, Any] = MappingProxyType({})
     cwd: str | None = None
     context: str | None = None
     session: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Action:
+class Action(NamedTuple):
     """One tool call, normalised.
 
     `command` is the shell text to judge (a command, process input, a job's

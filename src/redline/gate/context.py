@@ -12,7 +12,7 @@ import contextlib
 import enum
 from collections.abc import Iterator
 from contextvars import ContextVar, Token
-from dataclasses import dataclass
+from typing import NamedTuple
 
 
 class ContextKind(enum.StrEnum):
@@ -27,8 +27,7 @@ UNATTENDED = frozenset({ContextKind.CRON, ContextKind.SINGLE_QUERY})
 DEFAULT_SESSION = "default"
 
 
-@dataclass(frozen=True, slots=True)
-class CallContext:
+class CallContext(NamedTuple):
     kind: ContextKind = ContextKind.INTERACTIVE
     session: str = DEFAULT_SESSION
 

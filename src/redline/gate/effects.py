@@ -9,9 +9,9 @@ both; those hits carry no span.
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
-from dataclasses import dataclass
 
 from redline.decision import RuleHit, Span
 from redline.gate.actions import Action, ActionKind
@@ -31,25 +31,110 @@ _URL_START = re.compile(r"\A[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 _HOST = re.compile(r"\A(?:[a-z][a-z0-9+.-]*:)?//(?:[^@/?#]*@)?(\[[^\]/]*\]|[^:/?#\[\]]+)", re.I)
 
 
-@dataclass(frozen=True, slots=True)
 class Facts:
-    action: Action
-    analysis: Analysis | None
-    hits: tuple[RuleHit, ...]
-    # For each hit, the subjects of the invocations it was found in, and
-    # their targets (normalised operands).
-    hit_subjects: tuple[tuple[Subject, ...], ...]
-    hit_targets: tuple[tuple[str, ...], ...]
-    paths: tuple[str, ...]
-    written: tuple[str, ...]
-    read: tuple[str, ...]
-    hosts: tuple[str, ...]
-    programs: frozenset[str]
-    subjects: tuple[Subject, ...]
-    targets: tuple[str, ...]
-    # Texts that can carry the same effect in other words: inline code,
-    # heredocs, written content, a sub-agent's goal.
-    texts: tuple[str, ...]
+    """What an action does. Only the hits are found up front; the rest is
+    worked out when the policy, an approval or the memory asks for it."""
+
+    __slots__ = ("_groups", "_paths", "_subjects", "action", "analysis", "hits", "resolved")
+
+    def __init__(
+        self,
+        action: Action,
+        analysis: Analysis | None,
+        hits: tuple[RuleHit, ...],
+        resolved: tuple[str, ...] = (),
+    ) -> None:
+        self.action = action
+        self.analysis = analysis
+        self.hits = hits
+        # The file tool's paths, normalised.
+        self.resolved = resolved
+        self._paths: tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]] | None = None
+        self._subjects: tuple[Subject, ...] | None = None
+        self._groups: tuple[tuple[Invocation, ...], ...] | None = None
+
+    def _shell_paths(self) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+        if self._paths is None:
+            self._paths = _paths_of(self.action, self.analysis, self.resolved)
+        return self._paths
+
+    @property
+    def written(self) -> tuple[str, ...]:
+        return self._shell_paths()[0]
+
+    @property
+    def read(self) -> tuple[str, ...]:
+        return self._shell_paths()[1]
+
+    @property
+    def paths(self) -> tuple[str, ...]:
+        written, read, _ = self._shell_paths()
+        return tuple(dict.fromkeys([*written, *read]))
+
+    @property
+    def hosts(self) -> tuple[str, ...]:
+        return hosts_of(self._shell_paths()[2] if self.analysis else self.action.urls)
+
+    @property
+    def programs(self) -> frozenset[str]:
+        if self.analysis is None:
+            return frozenset()
+        return frozenset(i.name for i in self.analysis.invocations if i.name)
+
+    @property
+    def subjects(self) -> tuple[Subject, ...]:
+        """What an approval of the whole call is granted for."""
+        if self._subjects is None:
+            self._subjects = _subjects_of(self)
+        return self._subjects
+
+    @property
+    def targets(self) -> tuple[str, ...]:
+        if self.analysis is None:
+            return tuple(s[-1] for s in self.subjects)
+        found = (t for i in self.analysis.invocations for t in invocation_targets(i))
+        return tuple(dict.fromkeys(found))
+
+    def _hit_groups(self) -> tuple[tuple[Invocation, ...], ...]:
+        if self._groups is None:
+            analysis = self.analysis
+            self._groups = tuple(
+                _covering(hit.span, analysis) if analysis else () for hit in self.hits
+            )
+        return self._groups
+
+    @property
+    def hit_subjects(self) -> tuple[tuple[Subject, ...], ...]:
+        """For each hit, the subjects of the invocations it was found in."""
+        if self.analysis is None:
+            return tuple(self.subjects for _ in self.hits)
+        return tuple(
+            tuple(dict.fromkeys(invocation_subject(i) for i in group))
+            for group in self._hit_groups()
+        )
+
+    @property
+    def hit_targets(self) -> tuple[tuple[str, ...], ...]:
+        """For each hit, the normalised targets of its invocations."""
+        if self.analysis is None:
+            return tuple(self.targets for _ in self.hits)
+        return tuple(
+            tuple(dict.fromkeys(t for i in group for t in invocation_targets(i)))
+            for group in self._hit_groups()
+        )
+
+    @property
+    def texts(self) -> tuple[str, ...]:
+        """Texts that can carry the same effect in other words: inline code,
+        heredocs, written content, a sub-agent's goal."""
+        found = list(self.action.texts)
+        for inv in self.analysis.invocations if self.analysis else ():
+            code = inline_code(inv)
+            if code:
+                found.append(code)
+            elif inv.stdin_text:
+                found.append(inv.stdin_text)
+        return tuple(found)
 
 
 def _pathlike(value: str) -> bool:
@@ -105,57 +190,60 @@ def collect(action: Action, resolved: tuple[str, ...]) -> Facts:
     if action.kind in _SHELL_TEXT_KINDS and action.command is not None:
         workdir = action.workdir
         cwd = workdir if action.kind is ActionKind.RUN and workdir and workdir[0] == "/" else None
-        return _shell_facts(action, analyze(action.command, cwd))
+        analysis = analyze(action.command, cwd)
+        return Facts(action, analysis, evaluate(analysis))
     kind = action.kind
-    hits: list[RuleHit] = []
-    subjects: list[Subject] = [(kind.value, p) for p in resolved]
+    hits: dict[str, RuleHit] = {}
     if kind in (ActionKind.READ, ActionKind.SEARCH, ActionKind.WRITE, ActionKind.PATCH):
         for path in resolved:
             quoted = shlex.quote(path)
-            equivalent = (
-                f"cat -- {quoted}"
-                if kind is ActionKind.READ
-                else (f"grep -r -e x -- {quoted}" if kind is ActionKind.SEARCH else f": > {quoted}")
-            )
-            for hit in evaluate(analyze(equivalent, "/")):
-                hits.append(hit._replace(span=None))
-    hits = list({(h.rule_id, h.span): h for h in hits}.values())
+            if kind is ActionKind.READ:
+                equivalent = f"cat -- {quoted}"
+            elif kind is ActionKind.SEARCH:
+                equivalent = f"grep -r -e x -- {quoted}"
+            else:
+                equivalent = f": > {quoted}"
+            for hit in _equivalent_hits(equivalent):
+                hits.setdefault(hit.rule_id, hit)
+    return Facts(action, None, tuple(hits.values()), resolved)
+
+
+@functools.lru_cache(maxsize=4096)
+def _equivalent_hits(command: str) -> tuple[RuleHit, ...]:
+    """The catalogue's hits for a file tool's shell equivalent, without spans
+    (they would point into text the agent never wrote). The catalogue is
+    frozen, so a long-lived gate remembers them."""
+    return tuple(hit._replace(span=None) for hit in evaluate(analyze(command, "/")))
+
+
+def _subjects_of(facts: Facts) -> tuple[Subject, ...]:
+    if facts.analysis is not None:
+        return tuple(dict.fromkeys(invocation_subject(i) for i in facts.analysis.invocations))
+    action = facts.action
+    if facts.resolved:
+        return tuple((action.kind.value, p) for p in facts.resolved)
     hosts = hosts_of(action.urls)
-    if not subjects:
-        if hosts:
-            subjects = [("host", h) for h in hosts]
-        elif kind is ActionKind.SEND:
-            subjects = [("send", action.target or "")]
-        else:
-            subjects = [(kind.value, action.tool)]
-    written = resolved if kind in (ActionKind.WRITE, ActionKind.PATCH) else ()
-    read = resolved if kind in (ActionKind.READ, ActionKind.SEARCH) else ()
-    targets = tuple(s[-1] for s in subjects)
-    return Facts(
-        action=action,
-        analysis=None,
-        hits=tuple(hits),
-        hit_subjects=tuple(tuple(subjects) for _ in hits),
-        hit_targets=tuple(targets for _ in hits),
-        paths=resolved,
-        written=written,
-        read=read,
-        hosts=hosts,
-        programs=frozenset(),
-        subjects=tuple(subjects),
-        targets=targets,
-        texts=action.texts,
-    )
+    if hosts:
+        return tuple(("host", h) for h in hosts)
+    if action.kind is ActionKind.SEND:
+        return (("send", action.target or ""),)
+    return ((action.kind.value, action.tool),)
 
 
-def _shell_facts(action: Action, analysis: Analysis) -> Facts:
-    hits = evaluate(analysis)
-    invocations = [i for i in analysis.invocations if not i.remote]
+def _paths_of(
+    action: Action, analysis: Analysis | None, resolved: tuple[str, ...]
+) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
+    """The paths a call writes and reads, and the URLs a command names."""
+    if analysis is None:
+        writes = action.kind in (ActionKind.WRITE, ActionKind.PATCH)
+        reads = action.kind in (ActionKind.READ, ActionKind.SEARCH)
+        return (resolved if writes else (), resolved if reads else (), ())
     written: dict[str, None] = {}
     read: dict[str, None] = {}
     urls: list[str] = []
-    texts: list[str] = list(action.texts)
-    for inv in invocations:
+    for inv in analysis.invocations:
+        if inv.remote:
+            continue
         outs = [*written_files(inv), *deleted_trees(inv, analysis)]
         for value in outs:
             normal = paths.normalize(value, inv.cwd)
@@ -169,31 +257,4 @@ def _shell_facts(action: Action, analysis: Analysis) -> Facts:
                 normal = paths.normalize(value, inv.cwd)
                 if normal is not None and normal.startswith(("/", "~")):
                     read[normal] = None
-        code = inline_code(inv)
-        if code:
-            texts.append(code)
-        elif inv.stdin_text:
-            texts.append(inv.stdin_text)
-    hit_invocations = [_covering(hit.span, analysis) for hit in hits]
-    subjects = tuple(dict.fromkeys(invocation_subject(i) for i in analysis.invocations))
-    targets = tuple(dict.fromkeys(t for i in analysis.invocations for t in invocation_targets(i)))
-    return Facts(
-        action=action,
-        analysis=analysis,
-        hits=hits,
-        hit_subjects=tuple(
-            tuple(dict.fromkeys(invocation_subject(i) for i in group)) for group in hit_invocations
-        ),
-        hit_targets=tuple(
-            tuple(dict.fromkeys(t for i in group for t in invocation_targets(i)))
-            for group in hit_invocations
-        ),
-        paths=tuple(dict.fromkeys([*written, *read])),
-        written=tuple(written),
-        read=tuple(read),
-        hosts=hosts_of(urls),
-        programs=frozenset(i.name for i in analysis.invocations if i.name),
-        subjects=subjects,
-        targets=targets,
-        texts=tuple(texts),
-    )
+    return tuple(written), tuple(read), tuple(urls)

@@ -10,7 +10,7 @@ before (session or always); then the rejection memory; then the context
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from redline.decision import Decision, RuleHit, Severity, Verdict
 from redline.gate import shape
@@ -40,8 +40,7 @@ _BUILT_IN = {
 _TEXT_KINDS = frozenset({ActionKind.DELEGATE, ActionKind.SCHEDULE, ActionKind.SKILL})
 
 
-@dataclass(frozen=True, slots=True)
-class Evaluation:
+class Evaluation(NamedTuple):
     """The decision, and what recording an outcome for it needs: the facts,
     the grants an approval gives (`asks`) and the call-level policy keys."""
 
@@ -51,13 +50,18 @@ class Evaluation:
     contributors: tuple[str, ...] = ()
 
 
-@dataclass(frozen=True, slots=True)
-class _Part:
+class _Part(NamedTuple):
+    """One reason for the verdict: a rule hit (`hit` is its index) or a
+    policy rule about the whole call (`hit` is -1)."""
+
     verdict: Verdict
     key: str
     description: str
     repair: str
-    subjects: tuple[Subject, ...]
+    hit: int = -1
+
+    def subjects(self, facts: Facts) -> tuple[Subject, ...]:
+        return facts.hit_subjects[self.hit] if self.hit >= 0 else facts.subjects
 
 
 def resolve_paths(action: Action) -> tuple[str, ...]:
@@ -84,23 +88,11 @@ def _deny(decision: Decision, ctx: CallContext, facts: Facts | None = None) -> E
 
 
 def with_notes(decision: Decision, notes: list[str]) -> Decision:
-    d = decision
-    return Decision(
-        d.verdict, d.hits, d.reason, d.repair, d.hardline, d.code, d.context, (*d.notes, *notes)
-    )
+    return decision._replace(notes=(*decision.notes, *notes))
 
 
 def _with_context(decision: Decision, ctx: CallContext) -> Decision:
-    return Decision(
-        decision.verdict,
-        decision.hits,
-        decision.reason,
-        decision.repair,
-        decision.hardline,
-        decision.code,
-        ctx.kind.value,
-        decision.notes,
-    )
+    return decision._replace(context=ctx.kind.value)
 
 
 def evaluate(
@@ -119,19 +111,10 @@ def evaluate(
     facts = collect(action, resolved)
     never = _never_run(action, resolved, facts, guard)
     if never:
+        # Only the never-run hits: nothing else the call does can matter.
         first = never[0]
-        return _deny(
-            Decision(
-                Verdict.DENY,
-                (*never, *facts.hits),
-                first.description,
-                first.repair,
-                True,
-                NEVER_RUN,
-            ),
-            ctx,
-            facts,
-        )
+        decision = Decision(Verdict.DENY, never, first.description, first.repair, True, NEVER_RUN)
+        return _deny(decision, ctx, facts)
     refusal = shape.refusal(action)
     if refusal is not None:
         return _deny(refusal, ctx, facts)
@@ -155,23 +138,31 @@ def _never_run(
     return tuple({h.rule_id: h for h in reversed(found)}.values())[::-1]
 
 
-def _view(action: Action, facts: Facts, ctx: CallContext, home: str) -> CallView:
+def _view(action: Action, facts: Facts, ctx: CallContext, home: str, policy: Policy) -> CallView:
+    """What the policy's rules look at; paths, hosts and programs only if
+    some rule does."""
+    needs = policy.call_keys
+    view = CallView(action.tool, action.kind.value, ctx.kind.value)
+    if not needs & {"path", "host", "program"}:
+        return view
     forms: dict[str, None] = {}
     home = home.rstrip("/")
-    for path in facts.paths:
+    for path in facts.paths if "path" in needs else ():
         forms[path] = None
         if home and path.startswith(home + "/"):
             forms["~" + path[len(home) :]] = None
         elif path.startswith("~/"):
             forms[home + path[1:]] = None
-    return CallView(
-        action.tool, action.kind.value, ctx.kind.value, tuple(forms), facts.hosts, facts.programs
+    return view._replace(
+        paths=tuple(forms),
+        hosts=facts.hosts if "host" in needs else (),
+        programs=facts.programs if "program" in needs else frozenset(),
     )
 
 
 def _parts(action: Action, facts: Facts, view: CallView, policy: Policy) -> list[_Part]:
     parts: list[_Part] = []
-    for hit, subjects in zip(facts.hits, facts.hit_subjects, strict=True):
+    for index, hit in enumerate(facts.hits):
         rule_id = canonical_rule(hit.rule_id)
         verdicts = [
             r.verdict
@@ -186,7 +177,7 @@ def _parts(action: Action, facts: Facts, view: CallView, policy: Policy) -> list
             )
         ]
         verdict = max(verdicts) if verdicts else _BUILT_IN[hit.severity]
-        parts.append(_Part(verdict, rule_id, hit.description, hit.repair, subjects))
+        parts.append(_Part(verdict, rule_id, hit.description, hit.repair, index))
     for rule in policy.rules:
         if rule.about_hits or not rule.match.call_matches(view):
             continue
@@ -201,7 +192,7 @@ def _parts(action: Action, facts: Facts, view: CallView, policy: Policy) -> list
         ):
             continue
         what = rule.reason or f"policy rule `{rule.id}` says {rule.verdict} for this call"
-        parts.append(_Part(rule.verdict, "policy:" + rule.id, what, rule.repair, facts.subjects))
+        parts.append(_Part(rule.verdict, "policy:" + rule.id, what, rule.repair))
     if not parts:
         if action.kind is ActionKind.UNKNOWN:
             verdict = policy.unknown_verdict
@@ -209,7 +200,7 @@ def _parts(action: Action, facts: Facts, view: CallView, policy: Policy) -> list
         else:
             verdict = policy.default
             what = f"no rule matched; the policy's default is {verdict}"
-        parts.append(_Part(verdict, "policy:default", what, "", facts.subjects))
+        parts.append(_Part(verdict, "policy:default", what, ""))
     return parts
 
 
@@ -222,7 +213,7 @@ def _judge(
     granted: GrantCheck | None,
     memory: RejectionMemory | None,
 ) -> Evaluation:
-    view = _view(action, facts, ctx, guard.places.home)
+    view = _view(action, facts, ctx, guard.places.home, policy)
     parts = _parts(action, facts, view, policy)
     contributors = tuple(p.key for p in parts if p.key.startswith("policy:"))
     notes: list[str] = []
@@ -236,10 +227,10 @@ def _judge(
         if remembered is not None:
             decision = _rejected_before(remembered.outcome, remembered.fingerprint.summary, facts)
             return Evaluation(_with_context(decision, ctx), facts, (), contributors)
-    asks = tuple((p.key, s) for p in parts if p.verdict is Verdict.ASK for s in p.subjects)
+    asks = tuple((p.key, s) for p in parts if p.verdict is Verdict.ASK for s in p.subjects(facts))
     remaining: list[_Part] = []
     for part in parts:
-        source = _granted(part, granted) if part.verdict is Verdict.ASK else None
+        source = _granted(part, facts, granted) if part.verdict is Verdict.ASK else None
         if source is None:
             remaining.append(part)
         else:
@@ -261,10 +252,13 @@ def _judge(
     return Evaluation(_with_context(decision, ctx), facts, asks, contributors)
 
 
-def _granted(part: _Part, granted: GrantCheck | None) -> str | None:
-    if granted is None or not part.subjects:
+def _granted(part: _Part, facts: Facts, granted: GrantCheck | None) -> str | None:
+    if granted is None:
         return None
-    sources = {granted(part.key, s) for s in part.subjects}
+    subjects = part.subjects(facts)
+    if not subjects:
+        return None
+    sources = {granted(part.key, s) for s in subjects}
     if None in sources:
         return None
     return "always" if "always" in sources else "session"

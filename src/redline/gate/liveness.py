@@ -3,6 +3,7 @@ socket, no killing or tracing the gate or the agent's gateway (F-GATE-3)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 
@@ -97,8 +98,9 @@ _CODE_LISTEN = re.compile(
 )
 
 
-def _names_pattern(places: Places) -> re.Pattern[str]:
-    names = "|".join(re.escape(n) for n in places.gateway_names if n)
+@functools.lru_cache(maxsize=8)
+def _names_pattern(gateway_names: tuple[str, ...]) -> re.Pattern[str]:
+    names = "|".join(re.escape(n) for n in gateway_names if n)
     return re.compile(rf"(?<![\w-])(?:{names or '(?!)'})(?![\w])", re.IGNORECASE)
 
 
@@ -145,7 +147,7 @@ def listener_hits(inv: Invocation, places: Places, code: str | None) -> Iterator
 def process_hits(inv: Invocation, analysis: Analysis, places: Places) -> Iterator[NeverRunKind]:
     """Killing or tracing the gate or the gateway, by name or by a PID looked
     up by name (`kill $(pgrep -f hermes)`, `pgrep redline | xargs kill`)."""
-    names = _names_pattern(places)
+    names = _names_pattern(places.gateway_names)
     name = inv.name
     operands = [w.value for w in inv.options.operands]
     if name in _KILLERS and any(names.search(v) for v in operands):

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import enum
 import re
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from redline.gate.actions import ActionKind
 from redline.gate.effects import Facts
@@ -29,13 +29,13 @@ class Outcome(enum.StrEnum):
     TIMEOUT = "timeout"
 
 
-@dataclass(frozen=True, slots=True)
-class Fingerprint:
+class Fingerprint(NamedTuple):
     atoms: frozenset[Atom]
     writes: frozenset[str]
     reads: frozenset[str]
     summary: str
-    texts: tuple[str, ...] = field(default=(), compare=False)
+    # What the effect's code and instructions said (not part of the effect).
+    texts: tuple[str, ...] = ()
 
 
 def canonical_rule(rule_id: str) -> str:
@@ -69,8 +69,7 @@ def _summary(facts: Facts) -> str:
     return f"{action.tool} {', '.join(facts.targets)}"
 
 
-@dataclass(frozen=True, slots=True)
-class Remembered:
+class Remembered(NamedTuple):
     fingerprint: Fingerprint
     outcome: Outcome
 
@@ -101,13 +100,18 @@ class RejectionMemory:
     def __bool__(self) -> bool:
         return bool(self._entries)
 
+    @property
+    def entries(self) -> tuple[Remembered, ...]:
+        """What is remembered, oldest first (for saving a session's state)."""
+        return tuple(self._entries)
+
     def copy(self) -> RejectionMemory:
         other = RejectionMemory()
         other._entries = list(self._entries)
         return other
 
     def remember(self, fp: Fingerprint, outcome: Outcome) -> None:
-        if not any(e.fingerprint == fp for e in self._entries):
+        if not any(e.fingerprint[:3] == fp[:3] for e in self._entries):
             self._entries.append(Remembered(fp, outcome))
 
     def forget(self, fp: Fingerprint) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from redline.decision import RuleHit, Severity, Span
 from redline.gate import liveness
@@ -25,9 +25,8 @@ from redline.gate.operands import (
     operand_value,
     shows_nothing,
 )
-from redline.gate.protected import NeverRunKind, Places, Protected, build_table, canonical, matches
+from redline.gate.protected import NeverRunKind, Places, Table, build_table, canonical
 from redline.gate.protected import containers as container_dirs
-from redline.gate.protected import lookup as lookup_protected
 from redline.rules.targets import deleted_trees, written_files
 from redline.shell import paths
 from redline.shell.analysis import Analysis
@@ -82,6 +81,14 @@ _SCRIPT_SUFFIXES = (
     ".fish",
     ".command",
 )
+_HOME_VARIABLES = (
+    "HERMES_HOME",
+    "REDLINE_HOME",
+    "CODEX_HOME",
+    "CLAUDE_CONFIG_DIR",
+    "GNUPGHOME",
+    "XDG_CONFIG_HOME",
+)
 _VARIABLE = re.compile(r"\A\$\{?(\w+)(?::?[-=+?][^}]*)?\}?(/.*)?\Z")
 _PATHS_IN_CODE = re.compile(r"(?:~|\$\{?\w+\}?|(?<![\w.])/)[^\s'\"`;|&<>(),\[\]{}=]*")
 _CODE_WRITES = re.compile(
@@ -99,18 +106,42 @@ _PROSE_WRITES = re.compile(
 )
 
 
-@dataclass(frozen=True, slots=True)
-class Guard:
+class Guard(NamedTuple):
     """The never-run checks for one machine's places."""
 
     places: Places
-    table: tuple[Protected, ...]
+    table: Table
     containers: frozenset[str]
+    # Each protected file as the path segments code may name it by
+    # (`Path.home() / ".hermes" / "config.yaml"`).
+    segments: tuple[tuple[str, tuple[str, ...]], ...]
+    # Matches any text that might name a protected path: a name every such
+    # path contains, a variable that may stand for a home, or a glob.
+    needles: re.Pattern[str]
 
     @classmethod
     def build(cls, places: Places) -> Guard:
-        table = build_table(places)
-        return cls(places, table, container_dirs(table))
+        table = Table.build(build_table(places))
+        segments = tuple(
+            (sample, tuple(p for p in sample.split("/") if p not in ("", "~")))
+            for entry in table.entries
+            if not entry.suffix
+            for sample in entry.samples or (() if entry.tree else (entry.path,))
+        )
+        names = {part for e in table.entries for part in _distinctive(e.path)}
+        names.update(v.lower() for v in _HOME_VARIABLES)
+        pattern = "|".join(re.escape(n) for n in sorted(names, key=len, reverse=True))
+        needles = re.compile(rf"{pattern}|[*?\[{{]")
+        return cls(places, table, container_dirs(table), segments, needles)
+
+    def may_name(self, inv: Invocation) -> bool:
+        """Could any word of the invocation (or its directory) name a
+        protected path? Most cannot, and skip the path checks."""
+        words = [w.value for w in inv.argv[1:]] + [w.raw for w in inv.argv[1:]]
+        words += [r.target.raw for r in inv.redirects if r.target is not None]
+        words += [r.target.value for r in inv.redirects if r.target is not None]
+        text = " ".join((*words, inv.cwd or "")).lower()
+        return self.needles.search(text) is not None
 
     def canon(self, value: str, cwd: str | None = None, raw: str = "") -> str | None:
         """The canonical spelling of a path as the agent wrote it, if it can be known."""
@@ -149,11 +180,11 @@ class Guard:
         return RuleHit(f"never-run.{kind}", description, Severity.HARDLINE, CATEGORY, span, repair)
 
     def _path_hit(self, path: str, write: bool, span: Span | None) -> RuleHit | None:
-        entry = lookup_protected(self.table, path, write)
+        entry = self.table.lookup(path, write)
         if entry is not None:
             return self.hit(entry.kind, span, f"`{path}` is {entry.what}")
         if write and path in self.containers:
-            held = sorted(matches(self.table, path + "/*", write), key=lambda e: _RANK[e.kind])
+            held = sorted(self.table.matches(path + "/*", write), key=lambda e: _RANK[e.kind])
             if held:
                 return self.hit(held[0].kind, span, f"`{path}` holds {held[0].what}")
         return None
@@ -183,28 +214,9 @@ class Guard:
             yield from self._invocation_hits(inv, analysis)
 
     def _invocation_hits(self, inv: Invocation, analysis: Analysis) -> Iterator[RuleHit]:
-        span, cwd = inv.span, inv.cwd
-        raw = {w.value: w.raw for w in inv.argv}
-        raw.update((r.target.value, r.target.raw) for r in inv.redirects if r.target is not None)
-        written: set[str] = set()
-        for value in (*written_files(inv), *extra_writes(inv)):
-            path = self.canon(operand_value(value), cwd, operand_value(raw.get(value, "")))
-            if path is not None:
-                written.add(path)
-        for tree in deleted_trees(inv, analysis):
-            path = self.canon(tree, cwd)
-            if path is not None:
-                written.add(path)
-        for path in sorted(written):
-            found = self._path_hit(path, True, span)
-            if found is not None:
-                yield found
-                return
-        for word, option in mentions(inv):
-            path = self.canon(operand_value(word.value), cwd, operand_value(word.raw))
-            if path is None or path in written:
-                continue
-            found = self._mention_hit(inv, path, option, span)
+        span = inv.span
+        if self.may_name(inv):
+            found = self._path_hits(inv, analysis)
             if found is not None:
                 yield found
                 return
@@ -221,9 +233,35 @@ class Guard:
             yield self.hit(kind, span)
             return
 
+    def _path_hits(self, inv: Invocation, analysis: Analysis) -> RuleHit | None:
+        span, cwd = inv.span, inv.cwd
+        raw = {w.value: w.raw for w in inv.argv}
+        raw.update((r.target.value, r.target.raw) for r in inv.redirects if r.target is not None)
+        written: set[str] = set()
+        for value in (*written_files(inv), *extra_writes(inv)):
+            path = self.canon(operand_value(value), cwd, operand_value(raw.get(value, "")))
+            if path is not None:
+                written.add(path)
+        for tree in deleted_trees(inv, analysis):
+            path = self.canon(tree, cwd)
+            if path is not None:
+                written.add(path)
+        for path in sorted(written):
+            found = self._path_hit(path, True, span)
+            if found is not None:
+                return found
+        for word, option in mentions(inv):
+            path = self.canon(operand_value(word.value), cwd, operand_value(word.raw))
+            if path is None or path in written:
+                continue
+            found = self._mention_hit(inv, path, option, span)
+            if found is not None:
+                return found
+        return None
+
     def _mention_hit(self, inv: Invocation, path: str, option: str, span: Span) -> RuleHit | None:
         name = inv.name
-        entry = lookup_protected(self.table, path, False)
+        entry = self.table.lookup(path, False)
         if entry is not None:
             if shows_nothing(name, inv, option):
                 return None
@@ -239,11 +277,11 @@ class Guard:
         reading credentials or the log, or writing anything protected."""
         writes = bool(_CODE_WRITES.search(code) or (prose and _PROSE_WRITES.search(code)))
         for path in self._paths_in(code):
-            entry = lookup_protected(self.table, path, False)
+            entry = self.table.lookup(path, False)
             if entry is not None and entry.tree and path == entry.path and not writes:
                 entry = None  # naming a credential directory is not reading a key
             if entry is None and writes:
-                entry = lookup_protected(self.table, path, True)
+                entry = self.table.lookup(path, True)
             if entry is not None:
                 yield self.hit(entry.kind, span, f"the code names `{path}`, {entry.what}")
                 return
@@ -255,13 +293,9 @@ class Guard:
             if path is not None:
                 yield path
         lowered = code.lower()
-        for entry in self.table:
-            if entry.suffix:
-                continue
-            for sample in entry.samples or (() if entry.tree else (entry.path,)):
-                parts = [p for p in sample.split("/") if p not in ("", "~")]
-                if parts and all(_has_segment(lowered, p) for p in parts):
-                    yield sample
+        for sample, parts in self.segments:
+            if parts and parts[-1] in lowered and all(_has_segment(lowered, p) for p in parts):
+                yield sample
 
     def text_hits(self, action: Action) -> Iterator[RuleHit]:
         """A sub-agent's goal or a scheduled job's prompt that would change the
@@ -282,3 +316,10 @@ def _has_segment(text: str, part: str) -> bool:
             return True
         start = text.find(part, start + 1)
     return False
+
+
+def _distinctive(path: str) -> tuple[str, ...]:
+    """The names any spelling of a path under `path` contains: its last
+    component and its hidden directories (`.ssh`, `.hermes`)."""
+    parts = [p for p in path.split("/") if p not in ("", "~")]
+    return tuple({parts[-1], *(p for p in parts if p.startswith("."))}) if parts else ()

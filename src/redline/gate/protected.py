@@ -12,8 +12,8 @@ from __future__ import annotations
 import enum
 import fnmatch
 import re
-from collections.abc import Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator, Mapping
+from typing import NamedTuple
 
 from redline.shell import paths
 
@@ -27,8 +27,7 @@ class NeverRunKind(enum.StrEnum):
     GATE_PROCESS = "gate-process"
 
 
-@dataclass(frozen=True, slots=True)
-class Places:
+class Places(NamedTuple):
     """Where the protected things live on this machine.
 
     `home` is the owner's real home directory; `hermes_home` and
@@ -47,8 +46,7 @@ class Places:
     gateway_names: tuple[str, ...] = ("redline", "hermes")
 
 
-@dataclass(frozen=True, slots=True)
-class Protected:
+class Protected(NamedTuple):
     """One protected path. `tree`: everything under it too. `suffix`: the
     path may sit under any directory (`.claude/settings.json` of a project).
     `reads`: reading it counts as well as changing it. `read_ok`/`write_ok`:
@@ -236,41 +234,74 @@ def _glob_could_name(pattern: str, concrete: str) -> bool:
     return True
 
 
-def _under(path: str, root: str) -> bool:
-    return path == root or path.startswith(root + "/")
+def _head(path: str) -> str:
+    """`~/.ssh` for `~/.ssh/id_rsa`, `/etc` for `/etc/cron.d/x`."""
+    if path.startswith("~"):
+        return "/".join(path.split("/", 2)[:2])
+    return "/" + path[1:].split("/", 1)[0]
 
 
-def lookup(table: tuple[Protected, ...], path: str, write: bool) -> Protected | None:
-    """The protected entry a canonical path falls in, for reading or writing."""
-    return next(matches(table, path, write), None)
+class Table(NamedTuple):
+    """The protected entries, indexed by their first directory so a lookup
+    looks at a handful of entries, in table order (most specific first)."""
 
+    entries: tuple[Protected, ...]
+    by_head: Mapping[str, tuple[Protected, ...]]
+    anywhere: tuple[Protected, ...]
+    # The file names of the entries that may sit under any directory.
+    anywhere_names: frozenset[str]
 
-def matches(table: tuple[Protected, ...], path: str, write: bool) -> Iterator[Protected]:
-    """Every protected entry a canonical path (or glob) falls in, in table order."""
-    name = path.rsplit("/", 1)[-1]
-    for entry in table:
-        if not write and not entry.reads:
-            continue
-        if entry.suffix:
-            hit = path == entry.path or path.endswith("/" + entry.path)
-        elif entry.tree:
-            hit = _under(path, entry.path) and not (
-                path != entry.path and entry.allows(name, write)
-            )
+    @classmethod
+    def build(cls, entries: tuple[Protected, ...]) -> Table:
+        heads = {_head(e.path) for e in entries if not e.suffix}
+        by_head = {
+            head: tuple(e for e in entries if e.suffix or _head(e.path) == head) for head in heads
+        }
+        anywhere = tuple(e for e in entries if e.suffix)
+        names = frozenset(e.path.rsplit("/", 1)[-1] for e in anywhere)
+        return cls(entries, by_head, anywhere, names)
+
+    def lookup(self, path: str, write: bool) -> Protected | None:
+        """The protected entry a canonical path falls in, for reading or writing."""
+        return next(self.matches(path, write), None)
+
+    def matches(self, path: str, write: bool) -> Iterator[Protected]:
+        """Every protected entry a canonical path (or glob) falls in, in table order."""
+        glob = paths.is_glob(path)
+        if glob:
+            candidates = self.entries
         else:
-            hit = path == entry.path
-        if hit or (
-            paths.is_glob(path)
-            and any(_glob_could_name(path, s) for s in (entry.path, *entry.samples))
-        ):
-            yield entry
+            candidates = self.by_head.get(_head(path), ())
+            if not candidates:
+                if path.rsplit("/", 1)[-1] not in self.anywhere_names:
+                    return
+                candidates = self.anywhere
+        for entry in candidates:
+            if (write or entry.reads) and (_hit(entry, path, write) or (glob and any(
+                _glob_could_name(path, s) for s in (entry.path, *entry.samples)
+            ))):  # fmt: skip
+                yield entry
 
 
-def containers(table: tuple[Protected, ...]) -> frozenset[str]:
+def _hit(entry: Protected, path: str, write: bool) -> bool:
+    root = entry.path
+    if entry.suffix:
+        return path.endswith(root) and (len(path) == len(root) or path[-len(root) - 1] == "/")
+    if not path.startswith(root):
+        return False
+    rest = path[len(root) :]
+    if not rest:
+        return True
+    if rest[0] != "/" or not entry.tree:
+        return False
+    return not entry.allows(path.rsplit("/", 1)[-1], write)
+
+
+def containers(table: Table) -> frozenset[str]:
     """Directories that hold protected files: copying or extracting into one
     can replace them. A home directory and `/etc` are left out (too broad)."""
     found: set[str] = set()
-    for entry in table:
+    for entry in table.entries:
         if entry.suffix:
             continue
         if entry.tree:

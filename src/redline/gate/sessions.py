@@ -9,7 +9,7 @@ from __future__ import annotations
 import enum
 import threading
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from redline.gate.effects import Subject
 from redline.gate.memory import Fingerprint, Outcome, RejectionMemory
@@ -23,14 +23,15 @@ class Scope(enum.StrEnum):
     ALWAYS = "always"
 
 
-@dataclass(slots=True)
 class _State:
-    grants: set[Grant] = field(default_factory=set)
-    memory: RejectionMemory = field(default_factory=RejectionMemory)
+    __slots__ = ("grants", "memory")
+
+    def __init__(self) -> None:
+        self.grants: set[Grant] = set()
+        self.memory = RejectionMemory()
 
 
-@dataclass(frozen=True, slots=True)
-class SessionView:
+class SessionView(NamedTuple):
     """A snapshot of one session's state, safe to read without the lock."""
 
     grants: frozenset[Grant]

@@ -10,9 +10,8 @@ from __future__ import annotations
 import re
 import shlex
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Any
+from typing import Any, NamedTuple
 
 from redline.gate.actions import Action, ActionKind, ToolCall
 from redline.gate.patchfile import patch_paths
@@ -20,8 +19,7 @@ from redline.gate.patchfile import patch_paths
 K = ActionKind
 
 
-@dataclass(frozen=True, slots=True)
-class ToolSpec:
+class ToolSpec(NamedTuple):
     """Where a tool's arguments live. Keys are tried in order.
 
     `host_cwd`: the host carries the working directory outside the arguments

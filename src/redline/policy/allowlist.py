@@ -15,11 +15,11 @@ read is kept aside as `NAME.corrupt-TIMESTAMP`, reported, and treated as empty.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
 from collections.abc import Iterable
-from pathlib import Path
 from typing import Any
 
 from redline.gate.effects import Subject
@@ -78,19 +78,19 @@ class Allowlist:
     """Reads on demand (re-reading only when the file changed) and appends
     under a lock. Thread-safe for readers; writers serialise on the lock."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, path: str | os.PathLike[str]) -> None:
+        self.path = os.fspath(path)
         self._stamp: tuple[int, int] | None = None
         self._grants: frozenset[Grant] = frozenset()
         self.warnings: list[str] = []
 
     @property
-    def lock_path(self) -> Path:
-        return self.path.with_name(self.path.name + ".lock")
+    def lock_path(self) -> str:
+        return self.path + ".lock"
 
     def grants(self) -> frozenset[Grant]:
         try:
-            stat = self.path.stat()
+            stat = os.stat(self.path)
         except OSError:
             self._stamp, self._grants = None, frozenset()
             return self._grants
@@ -102,7 +102,8 @@ class Allowlist:
 
     def _read(self) -> frozenset[Grant]:
         try:
-            text = self.path.read_text("utf-8")
+            with open(self.path, encoding="utf-8") as file:
+                text = file.read()
         except FileNotFoundError:
             return frozenset()
         except (OSError, UnicodeDecodeError) as error:
@@ -113,7 +114,7 @@ class Allowlist:
             return self._set_aside(str(error))
 
     def _set_aside(self, problem: str) -> frozenset[Grant]:
-        aside = self.path.with_name(f"{self.path.name}.corrupt-{time.strftime('%Y%m%dT%H%M%S')}")
+        aside = f"{self.path}.corrupt-{time.strftime('%Y%m%dT%H%M%S')}"
         try:
             os.replace(self.path, aside)
             kept = f"kept aside as `{aside}`"
@@ -133,8 +134,8 @@ class Allowlist:
             return ()
         from filelock import FileLock
 
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        with FileLock(str(self.lock_path), timeout=LOCK_TIMEOUT_S):
+        os.makedirs(os.path.dirname(os.path.abspath(self.path)), exist_ok=True)
+        with FileLock(self.lock_path, timeout=LOCK_TIMEOUT_S):
             self._stamp = None
             existing = self._read()
             entries = self._entries() if existing else []
@@ -151,7 +152,8 @@ class Allowlist:
 
     def _entries(self) -> list[dict[str, Any]]:
         try:
-            data = json.loads(self.path.read_text("utf-8"))
+            with open(self.path, encoding="utf-8") as file:
+                data = json.load(file)
         except (OSError, ValueError):
             return []
         entries = data.get("entries", []) if isinstance(data, dict) else []
@@ -160,9 +162,8 @@ class Allowlist:
     def _write(self, data: dict[str, Any]) -> None:
         import tempfile
 
-        fd, tmp = tempfile.mkstemp(
-            dir=self.path.parent, prefix=f".{self.path.name}.", suffix=".tmp"
-        )
+        folder, name = os.path.split(os.path.abspath(self.path))
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
         try:
             with os.fdopen(fd, "w", encoding="utf-8") as out:
                 json.dump(data, out, indent=1)
@@ -171,5 +172,6 @@ class Allowlist:
                 os.fsync(out.fileno())
             os.replace(tmp, self.path)
         except BaseException:
-            Path(tmp).unlink(missing_ok=True)
+            with contextlib.suppress(OSError):
+                os.unlink(tmp)
             raise

@@ -13,17 +13,15 @@ import json
 import os
 import zlib
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
-from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from redline.policy.model import Policy
 
 LOADER_VERSION = "1"
+PathLike = str | os.PathLike[str]
 
 
-@dataclass(frozen=True, slots=True)
-class Issue:
+class Issue(NamedTuple):
     line: int
     message: str
     help: str = ""
@@ -55,8 +53,8 @@ def did_you_mean(word: str, options: Iterable[str]) -> str:
     return f"did you mean `{close[0]}`?" if close else ""
 
 
-def default_policy_path() -> Path:
-    return Path(__file__).with_name("default.yaml")
+def default_policy_path() -> str:
+    return os.path.join(os.path.dirname(__file__), "default.yaml")
 
 
 def parse_policy(text: str, source: str = "<policy>") -> Policy:
@@ -92,7 +90,7 @@ def parse_policy(text: str, source: str = "<policy>") -> Policy:
     if policy is None or any(not i.warning for i in issues):
         raise PolicyError(source, issues)
     warnings = tuple((i.line, i.message, i.help) for i in issues if i.warning)
-    return replace(policy, warnings=warnings)
+    return policy._replace(warnings=warnings)
 
 
 def _validation_key() -> bytes:
@@ -106,12 +104,14 @@ def _validation_key() -> bytes:
 
 
 def load_policy(
-    path: Path, *, cache_dir: Path | None = None, check_examples: bool = True
+    path: PathLike, *, cache_dir: PathLike | None = None, check_examples: bool = True
 ) -> Policy:
     """Read, validate and (by default) self-check a policy file."""
-    source = str(path)
+    source = os.fspath(path)
+    cache = None if cache_dir is None else os.fspath(cache_dir)
     try:
-        data = path.read_bytes()
+        with open(source, "rb") as file:
+            data = file.read()
     except OSError as error:
         raise PolicyError(
             source,
@@ -127,7 +127,7 @@ def load_policy(
     # (never-run) home, and a crc keeps `hashlib` off the hook's start.
     crcs = (zlib.crc32(_validation_key()), zlib.crc32(source.encode()), zlib.crc32(data))
     key = "".join(f"{c:08x}" for c in crcs) + f"{len(data):x}"
-    cached = _read_cache(cache_dir, key, check_examples)
+    cached = _read_cache(cache, key, check_examples)
     if cached is not None:
         return cached
     try:
@@ -136,40 +136,42 @@ def load_policy(
         raise PolicyError(
             source, [Issue(1, "the policy file is not utf-8 text", "save the file as utf-8")]
         ) from None
-    policy = replace(parse_policy(text, source), digest=key)
+    policy = parse_policy(text, source)._replace(digest=key)
     if check_examples:
         from redline.policy.selfcheck import example_issues
 
         issues = example_issues(policy)
         if issues:
             raise PolicyError(source, issues)
-    _write_cache(cache_dir, key, policy, check_examples)
+    _write_cache(cache, key, policy, check_examples)
     return policy
 
 
-def _cache_file(cache_dir: Path, key: str, checked: bool) -> Path:
-    return cache_dir / f"policy-{key[:40]}{'' if checked else '-unchecked'}.json"
+def _cache_file(cache_dir: str, key: str, checked: bool) -> str:
+    return os.path.join(cache_dir, f"policy-{key[:40]}{'' if checked else '-unchecked'}.json")
 
 
-def _read_cache(cache_dir: Path | None, key: str, checked: bool) -> Policy | None:
+def _read_cache(cache_dir: str | None, key: str, checked: bool) -> Policy | None:
     if cache_dir is None:
         return None
     try:
-        data: Any = json.loads(_cache_file(cache_dir, key, checked).read_text("utf-8"))
+        with open(_cache_file(cache_dir, key, checked), encoding="utf-8") as file:
+            data: Any = json.load(file)
         policy = Policy.from_json(data)
     except (OSError, ValueError, KeyError, TypeError):
         return None
     return policy if policy.digest == key else None
 
 
-def _write_cache(cache_dir: Path | None, key: str, policy: Policy, checked: bool) -> None:
-    """Best effort: a cache that cannot be written only costs the next start."""
-    if cache_dir is None or not cache_dir.parent.is_dir():
+def _write_cache(cache_dir: str | None, key: str, policy: Policy, checked: bool) -> None:
+    """Best effort: a cache that cannot be written only costs the next start.
+    The cache directory is made only inside a gate home that exists."""
+    if cache_dir is None or not os.path.isdir(os.path.dirname(os.path.abspath(cache_dir))):
         return
     import tempfile
 
     try:
-        cache_dir.mkdir(mode=0o700, exist_ok=True)
+        os.makedirs(cache_dir, mode=0o700, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=".policy-", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as out:
             json.dump(policy.to_json(), out)

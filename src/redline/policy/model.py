@@ -13,8 +13,8 @@ import fnmatch
 import functools
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from types import MappingProxyType
+from typing import Any, NamedTuple
 
 from redline.decision import RuleHit, Verdict
 
@@ -24,8 +24,7 @@ HIT_KEYS = ("rule", "category", "severity")
 MATCH_KEYS = CALL_KEYS + HIT_KEYS
 
 
-@dataclass(frozen=True, slots=True)
-class CallView:
+class CallView(NamedTuple):
     """What a policy rule can see of a call."""
 
     tool: str
@@ -68,8 +67,7 @@ def is_glob(text: str) -> bool:
     return any(c in text for c in "*?[")
 
 
-@dataclass(frozen=True, slots=True)
-class Match:
+class Match(NamedTuple):
     tool: tuple[str, ...] = ()
     kind: tuple[str, ...] = ()
     path: tuple[str, ...] = ()
@@ -114,8 +112,7 @@ class Match:
         return cls(**{key: tuple(value) for key, value in data.items()})
 
 
-@dataclass(frozen=True, slots=True)
-class Example:
+class Example(NamedTuple):
     """A call the rule is about, and the verdict the whole policy must give it."""
 
     tool: str
@@ -150,8 +147,7 @@ class Example:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class PolicyRule:
+class PolicyRule(NamedTuple):
     id: str
     verdict: Verdict
     match: Match
@@ -192,15 +188,14 @@ class PolicyRule:
         )
 
 
-@dataclass(frozen=True, slots=True)
-class Policy:
+class Policy(NamedTuple):
     """A validated policy. `contexts` maps a context where nobody can answer
     to what an ask becomes there (`deny` unless the policy says `ask`)."""
 
     default: Verdict = Verdict.ALLOW
     unknown_tool: Verdict | None = None
     rules: tuple[PolicyRule, ...] = ()
-    contexts: Mapping[str, Verdict] = field(default_factory=dict)
+    contexts: Mapping[str, Verdict] = MappingProxyType({})
     approval_port: int | None = None
     approval_socket: str | None = None
     hermes_home: str | None = None
@@ -209,6 +204,18 @@ class Policy:
     digest: str = ""
     # Problems that do not stop the policy from loading: (line, message, help).
     warnings: tuple[tuple[int, str, str], ...] = ()
+
+    @property
+    def call_keys(self) -> frozenset[str]:
+        """The call-level keys any rule matches on (`path`, `host`...)."""
+        return frozenset(
+            key
+            for rule in self.rules
+            for match in (rule.match, rule.unless)
+            if match is not None
+            for key in CALL_KEYS
+            if getattr(match, key)
+        )
 
     @property
     def unknown_verdict(self) -> Verdict:

@@ -7,8 +7,8 @@ default places (home `/root`, Hermes home `~/.hermes`).
 
 from __future__ import annotations
 
+import os
 from dataclasses import dataclass
-from pathlib import Path
 
 from redline.decision import Decision
 from redline.gate.actions import ToolCall
@@ -88,16 +88,16 @@ class Report:
         )
 
 
-def lint(path: Path) -> Report:
+def lint(path: str | os.PathLike[str]) -> Report:
     """Structure, names and values; examples are left to `test`."""
     try:
         policy = load_policy(path, check_examples=False)
     except PolicyError as error:
         return Report(error.source, None, error.issues)
-    return Report(str(path), policy, _warnings(policy))
+    return Report(os.fspath(path), policy, _warnings(policy))
 
 
-def test(path: Path) -> Report:
+def test(path: str | os.PathLike[str]) -> Report:
     report = lint(path)
     if report.policy is None:
         return report
