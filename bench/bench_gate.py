@@ -1,0 +1,149 @@
+"""Benchmark of the tool-call gate (issue #3). Prints figures; asserts nothing.
+
+    python bench/bench_gate.py [--tldr PATH] [--limit N]
+
+Figures: µs per `Gate.check` (what `check_tool_call` runs; median, p99) for
+file tools (every path new, then paths repeated as in a working session) and for
+`terminal` calls over the tldr corpus, with the verdicts and codes the shipped
+policy gives them; the cold start of a hook-like process (import and first
+decision, with the compiled policy cached) against `python3 -c pass`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import collections
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+DEFAULT_TLDR = ROOT.parent / "shared" / "corpora" / "tldr.jsonl"
+
+
+def load_tldr(path: Path, limit: int) -> list[str]:
+    rows = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line]
+    commands = [row["command"] for row in rows if not row.get("interactive")]
+    return commands[:limit] if limit else commands
+
+
+def file_calls(distinct: bool = False) -> list[tuple[str, dict[str, Any], str | None]]:
+    """Reads, writes, edits and searches in a project; with `distinct`, no
+    path repeats (a long-lived gate caches the catalogue's verdict per path)."""
+    calls: list[tuple[str, dict[str, Any], str | None]] = []
+    for i in range(400):
+        path = f"/srv/app/src/pkg{i % 17}/module_{i}.py"
+        if distinct:
+            calls += [
+                ("read_file", {"path": path + "r"}, None),
+                ("write_file", {"path": path + "w", "content": "x = 1\n"}, None),
+                ("Edit", {"file_path": path + "e", "old_string": "a", "new_string": "b"}, "/"),
+                ("Grep", {"pattern": "import", "path": f"src/{i}"}, "/srv/app"),
+            ]
+            continue
+        calls += [
+            ("read_file", {"path": path}, None),
+            ("write_file", {"path": path, "content": "x = 1\n"}, None),
+            ("patch", {"path": path, "old_string": "x", "new_string": "y"}, None),
+            ("search_files", {"pattern": "TODO", "path": "/srv/app/src"}, None),
+            ("Read", {"file_path": path}, "/srv/app"),
+            ("Write", {"file_path": f"src/new_{i}.py", "content": "pass\n"}, "/srv/app"),
+            ("Edit", {"file_path": path, "old_string": "a", "new_string": "b"}, "/srv/app"),
+            ("Grep", {"pattern": "import", "path": "src"}, "/srv/app"),
+        ]
+    if distinct:
+        return calls
+    calls += [
+        ("read_file", {"path": "/home/me/.ssh/id_ed25519"}, None),
+        ("write_file", {"path": "/home/me/.hermes/config.yaml", "content": "x"}, None),
+        ("Write", {"file_path": "/etc/hosts", "content": "x"}, "/"),
+    ] * 20
+    return calls
+
+
+def measure(gate: Any, calls: list[tuple[str, dict[str, Any], str | None]]) -> dict[str, Any]:
+    from redline.gate.actions import ToolCall
+
+    tool_calls = [ToolCall(tool, args, cwd) for tool, args, cwd in calls]
+    for call in tool_calls[:300]:  # warm caches
+        gate.check(call)
+    times: list[int] = []
+    outcomes: collections.Counter[str] = collections.Counter()
+    clock = time.perf_counter_ns
+    for call in tool_calls:
+        start = clock()
+        decision = gate.check(call)
+        times.append(clock() - start)
+        outcomes[f"{decision.verdict}" + (f" ({decision.code})" if decision.code else "")] += 1
+    times.sort()
+    return {
+        "calls": len(times),
+        "median_us": round(times[len(times) // 2] / 1000, 1),
+        "p99_us": round(times[int(len(times) * 0.99)] / 1000, 1),
+        "max_us": round(times[-1] / 1000, 1),
+        "calls_per_s": round(len(times) / (sum(times) / 1e9)),
+        "outcomes": dict(outcomes.most_common()),
+    }
+
+
+def cold_start(home: Path, runs: int) -> dict[str, float]:
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(REDLINE_HOME=str(home), HOME="/home/me")
+    env.pop("REDLINE_POLICY", None)
+    hook = (
+        "from redline import check_tool_call\n"
+        "check_tool_call('terminal', {'command': 'git status', 'workdir': '/srv/app'})\n"
+    )
+    subprocess.run([sys.executable, "-c", hook], env=env, check=True)  # bytecode, policy cache
+
+    def median_ms(argv: list[str]) -> float:
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            subprocess.run(argv, env=env, check=True)
+            times.append(time.perf_counter() - start)
+        return round(statistics.median(times) * 1000, 1)
+
+    baseline = median_ms([sys.executable, "-c", "pass"])
+    command = median_ms([sys.executable, "-c", "import redline; redline.check_command('ls')"])
+    gate = median_ms([sys.executable, "-c", hook])
+    return {
+        "python -c pass ms": baseline,
+        "import + check_command ms": command,
+        "import + first check_tool_call ms (cached policy)": gate,
+        "gate over python ms": round(gate - baseline, 1),
+    }
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--tldr", type=Path, default=DEFAULT_TLDR)
+    parser.add_argument("--limit", type=int, default=0, help="tldr commands to use (0: all)")
+    parser.add_argument("--runs", type=int, default=7, help="cold-start runs")
+    options = parser.parse_args()
+
+    from redline.gatekeeper import Gate
+
+    with tempfile.TemporaryDirectory() as tmp:
+        home = Path(tmp) / "redline"
+        home.mkdir()
+        gate = Gate(home="/home/me", redline_home=home, cache_dir=home / "cache")
+        print(json.dumps({"file tools, distinct paths": measure(gate, file_calls(True))}, indent=1))
+        print(json.dumps({"file tools, paths repeated": measure(gate, file_calls())}, indent=1))
+        if options.tldr.exists():
+            commands = load_tldr(options.tldr, options.limit)
+            calls = [("terminal", {"command": c, "workdir": "/srv/app"}, None) for c in commands]
+            print(json.dumps({"terminal (tldr)": measure(gate, calls)}, indent=1))
+        else:
+            print(f"tldr corpus not found at {options.tldr}; terminal figures skipped")
+        print(json.dumps({"cold start": cold_start(home, options.runs)}, indent=1))
+
+
+if __name__ == "__main__":
+    main()
