@@ -249,3 +249,9 @@ def test_the_hot_path_never_imports_yaml_or_pydantic(tmp_path: Path) -> None:
     )
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_the_record_only_policy_loads_and_passes_its_examples() -> None:
+    path = Path(default_policy_path()).with_name("record_only.yaml")
+    policy = load_policy(path)
+    assert [r.id for r in policy.rules] == ["record-only"]
