@@ -11,7 +11,7 @@ from redline.decision import Severity
 from redline.rules.code import INLINE, STDIN, code_source, inline_code, safe_options
 from redline.rules.harmless import harmless
 from redline.rules.model import Rule, rule
-from redline.rules.network import FETCHERS, remote_code
+from redline.rules.network import fetches, remote_code
 from redline.shell import carriers, paths
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import SHELLS, SOURCE, interpreter_family
@@ -69,7 +69,7 @@ def _piped_script(inv: Invocation, analysis: Analysis) -> bool:
     if source is None or source[0] != STDIN or inv.stdin_text is not None or not inv.upstream:
         return False
     feeders = [analysis.invocations[k] for k in inv.upstream if k < len(analysis.invocations)]
-    return not any(f.name in FETCHERS for f in feeders) and not remote_code(inv, analysis)
+    return not any(fetches(f) for f in feeders) and not remote_code(inv, analysis)
 
 
 def _code_family(inv: Invocation) -> str | None:

