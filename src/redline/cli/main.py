@@ -15,6 +15,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "check": ("redline.cli.check", "explain the verdict for a command or tool call"),
     "log": ("redline.cli.log", "show, verify and export the approval log"),
     "policy": ("redline.cli.policy", "lint a policy file or run its examples"),
+    "hook": ("redline.cli.hook", "the hook an agent runs before each tool call"),
 }
 
 
@@ -36,6 +37,10 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
+    if args_list[:1] == ["hook"]:  # once per tool call: no argparse
+        from redline.cli.hook import fast_main
+
+        return fast_main(args_list[1:])
     wanted = args_list[0] if args_list and args_list[0] in SUBCOMMANDS else None
     parser = build_parser(only=wanted)
     args = parser.parse_args(args_list)

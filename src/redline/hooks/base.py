@@ -1,0 +1,230 @@
+"""What every hook shares: the values a hook works with, reading the host's
+JSON, and running an adapter so that nothing escapes as a "go ahead".
+
+An adapter knows one host: how its payload names the tool, the arguments, the
+working directory and the session (`parse`), how a verdict is written back
+(`render`), and how the host is told "blocked" when the hook itself fails
+(`failure`). `run` holds the one catch-all: whatever goes wrong becomes the
+adapter's failure reply, never an exit code the host reads as success.
+
+The hot path imports only `json`, `os` and `sys` here; the gate, the log and
+the session state load in `redline.hooks.judge` when a call is judged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Mapping
+from typing import IO, TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from redline.decision import Decision
+
+MAX_INPUT_BYTES = 16 * 1024 * 1024
+
+PRE_TOOL_USE = "pre-tool-use"
+POST_TOOL_USE = "post-tool-use"
+PERMISSION_REQUEST = "permission-request"
+
+ASK_NATIVE = "native"
+ASK_DENY = "deny"
+
+BLOCK = 2
+"""The exit code that Claude Code, Codex, Gemini CLI and Hermes all read as
+"block this call" (with stderr as the reason). Never exit 1: for the first
+three, any other non-zero code is a non-blocking error and the call runs."""
+
+
+class HookError(Exception):
+    """The host's input cannot be read as a call; the hook fails closed."""
+
+
+class Settings(NamedTuple):
+    """How a hook answers, from its flags and environment.
+
+    `allow_explicit`: answer `allow` instead of passing no opinion (the host's
+    own permission rules then no longer apply). `ask`: `native` asks where the
+    host can ask a person; `deny` refuses every ask (unattended use).
+    `context`: the gate context (`interactive`, `gateway`, `cron`,
+    `single_query`). `event`: the event to handle when the payload does not
+    say. `defer_ask`: Codex only, leave asks to Codex's own approval prompt
+    (its `PermissionRequest` hook is redline too).
+    """
+
+    allow_explicit: bool = False
+    ask: str = ASK_NATIVE
+    context: str | None = None
+    event: str | None = None
+    defer_ask: bool = False
+
+    @classmethod
+    def from_environ(cls, environ: Mapping[str, str]) -> Settings:
+        allow = environ.get("REDLINE_HOOK_ALLOW", "").strip().lower()
+        ask = environ.get("REDLINE_HOOK_ASK", "").strip().lower() or ASK_NATIVE
+        context = environ.get("REDLINE_CONTEXT", "").strip() or None
+        defer = environ.get("REDLINE_CODEX_DEFER_ASK", "").strip().lower()
+        return cls(
+            allow_explicit=allow in ("explicit", "1", "true", "yes"),
+            ask=ask,
+            context=context,
+            defer_ask=defer in ("1", "true", "yes"),
+        )
+
+
+class HookCall(NamedTuple):
+    """One host event, read: which tool, with what, where, in which session."""
+
+    host: str
+    event: str
+    tool: str
+    args: Mapping[str, Any]
+    cwd: str | None = None
+    session: str | None = None
+    context: str | None = None
+    tool_use_id: str | None = None
+
+
+class HookReply(NamedTuple):
+    """What the hook process writes and exits with."""
+
+    code: int
+    stdout: str = ""
+    stderr: str = ""
+
+
+class HookAdapter:
+    """One host's protocol. Subclasses set `host` and override `parse`,
+    `render` and `failure`; `acknowledge` answers a post-tool-use event."""
+
+    host = "generic"
+    label = "this agent"
+
+    def can_ask(self, call: HookCall, settings: Settings) -> bool:
+        """Whether an ask can reach a person; if not, it is refused."""
+        return settings.ask != ASK_DENY
+
+    def parse(self, payload: Mapping[str, Any], settings: Settings) -> HookCall:
+        raise NotImplementedError
+
+    def render(self, call: HookCall, decision: Decision, settings: Settings) -> HookReply:
+        raise NotImplementedError
+
+    def failure(self, reason: str) -> HookReply:
+        """The hook could not judge the call: block it, saying why."""
+        return HookReply(BLOCK, stderr=reason + "\n")
+
+    def acknowledge(self, call: HookCall) -> HookReply:
+        return HookReply(0)
+
+
+def read_payload(stream: IO[bytes]) -> dict[str, Any]:
+    """The host's JSON object; anything else is a `HookError`."""
+    data = stream.read(MAX_INPUT_BYTES + 1)
+    if len(data) > MAX_INPUT_BYTES:
+        raise HookError(f"the hook input is larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB")
+    if not data.strip():
+        raise HookError("the hook input is empty; expected a JSON object on stdin")
+    try:
+        value = json.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise HookError("the hook input is not utf-8 text") from None
+    except ValueError as error:
+        raise HookError(f"the hook input is not valid JSON ({error})") from None
+    if not isinstance(value, dict):
+        raise HookError(f"the hook input must be a JSON object, not {type(value).__name__}")
+    return value
+
+
+def text_field(payload: Mapping[str, Any], *keys: str) -> str | None:
+    """The first of `keys` that holds a non-empty string."""
+    for key in keys:
+        value = payload.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
+
+
+def object_field(payload: Mapping[str, Any], key: str) -> Mapping[str, Any]:
+    value = payload.get(key, {})
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise HookError(f"`{key}` must be a JSON object, not {type(value).__name__}")
+    return value
+
+
+def required_tool(payload: Mapping[str, Any], key: str = "tool_name") -> str:
+    tool = payload.get(key)
+    if not isinstance(tool, str) or not tool:
+        raise HookError(f"the hook input has no `{key}`")
+    return tool
+
+
+def handle(
+    adapter: HookAdapter,
+    stdin: IO[bytes],
+    settings: Settings,
+    environ: Mapping[str, str],
+) -> HookReply:
+    """Judge one event. Never raises: every failure is the adapter's block."""
+    try:
+        call = adapter.parse(read_payload(stdin), settings)
+        from redline.hooks import judge
+
+        if call.event == POST_TOOL_USE:
+            judge.after(call, environ)
+            return adapter.acknowledge(call)
+        asks = adapter.can_ask(call, settings)
+        decision = judge.decide(
+            call, environ, judge.same if asks else judge.cannot_ask(adapter.label)
+        )
+        return adapter.render(call, decision, settings)
+    except HookError as error:
+        return adapter.failure(f"redline blocked this call: {error}")
+    except Exception as error:  # noqa: BLE001 - fail closed on anything
+        return adapter.failure(internal_error(error))
+
+
+def internal_error(error: BaseException) -> str:
+    import traceback
+
+    detail = "".join(traceback.format_exception(error)).rstrip()
+    sys.stderr.write(detail + "\n")
+    return (
+        f"redline blocked this call: the gate hit an internal error "
+        f"({type(error).__name__}: {error}). Nothing ran. Do not retry it another way; "
+        "tell the owner the approval gate failed"
+    )
+
+
+def emit(reply: HookReply, stdout: IO[str], stderr: IO[str]) -> int:
+    """Write the reply; a write that fails turns the exit code into a block."""
+    try:
+        if reply.stdout:
+            stdout.write(reply.stdout)
+            stdout.flush()
+        if reply.stderr:
+            stderr.write(reply.stderr)
+            stderr.flush()
+    except (OSError, ValueError):
+        return BLOCK
+    return reply.code
+
+
+def home_of(environ: Mapping[str, str]) -> str:
+    from redline.home import home_dir
+
+    return home_dir(environ)
+
+
+def env_flag(environ: Mapping[str, str], name: str) -> bool:
+    return environ.get(name, "").strip().lower() in ("1", "true", "yes")
+
+
+def getcwd() -> str | None:
+    try:
+        return os.getcwd()
+    except OSError:
+        return None

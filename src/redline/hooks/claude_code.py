@@ -1,0 +1,86 @@
+"""Claude Code: `PreToolUse` (and, to record approvals, `PostToolUse`) hooks.
+
+Claude Code sends `session_id`, `transcript_path`, `cwd`, `permission_mode`,
+`hook_event_name`, `tool_name`, `tool_input` and `tool_use_id` on stdin. It
+reads a decision from stdout only when the hook exits 0:
+`{"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision":
+"allow|deny|ask", "permissionDecisionReason": ...}}`; a deny's reason goes to
+the model, an ask's to the person. Exit 2 blocks with stderr as the reason;
+any other non-zero exit is a non-blocking error and the call runs, so this
+hook never exits with anything but 0 or 2.
+
+redline's allow passes no opinion by default (no output), so Claude Code's own
+permission rules still apply; `--allow-explicit` answers `allow`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from typing import Any
+
+from redline.decision import Decision, Verdict
+from redline.hooks import messages
+from redline.hooks.base import (
+    POST_TOOL_USE,
+    PRE_TOOL_USE,
+    HookAdapter,
+    HookCall,
+    HookError,
+    HookReply,
+    Settings,
+    object_field,
+    required_tool,
+    text_field,
+)
+
+EVENTS = {"PreToolUse": PRE_TOOL_USE, "PostToolUse": POST_TOOL_USE}
+
+
+def event_of(payload: Mapping[str, Any], settings: Settings, events: Mapping[str, str]) -> str:
+    name = payload.get("hook_event_name")
+    if name is None:
+        return settings.event or PRE_TOOL_USE
+    if isinstance(name, str) and name in events:
+        return events[name]
+    known = ", ".join(f"`{e}`" for e in events)
+    raise HookError(f"unknown hook event `{name}`; this hook handles {known}")
+
+
+class ClaudeCode(HookAdapter):
+    host = "claude-code"
+    label = "Claude Code"
+
+    def parse(self, payload: Mapping[str, Any], settings: Settings) -> HookCall:
+        return HookCall(
+            host=self.host,
+            event=event_of(payload, settings, EVENTS),
+            tool=required_tool(payload),
+            args=object_field(payload, "tool_input"),
+            cwd=text_field(payload, "cwd"),
+            session=text_field(payload, "session_id"),
+            context=settings.context,
+            tool_use_id=text_field(payload, "tool_use_id"),
+        )
+
+    def render(self, call: HookCall, decision: Decision, settings: Settings) -> HookReply:
+        if decision.verdict is Verdict.ALLOW:
+            if not settings.allow_explicit:
+                return HookReply(0)
+            return _answer("allow", messages.note(decision))
+        if decision.verdict is Verdict.ASK:
+            return _answer("ask", messages.question(decision))
+        if decision.code == "no-approver":
+            return _answer("deny", messages.approval_needed(decision, self.label))
+        return _answer("deny", messages.refusal(decision))
+
+
+def _answer(verdict: str, reason: str) -> HookReply:
+    body = {
+        "hookSpecificOutput": {
+            "hookEventName": "PreToolUse",
+            "permissionDecision": verdict,
+            "permissionDecisionReason": reason,
+        }
+    }
+    return HookReply(0, json.dumps(body) + "\n")

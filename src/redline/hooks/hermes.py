@@ -1,0 +1,151 @@
+"""Hermes agent: its shell `pre_tool_call` hook, and a Python plugin.
+
+Shell hook (`hooks: pre_tool_call:` in the profile's `config.yaml`): Hermes
+runs the command without a shell and sends `hook_event_name`, `tool_name`,
+`tool_input` (the arguments), `session_id`, `cwd`, `profile` and `extra` on
+stdin. On stdout `{"action": "block", "message": ...}` blocks the call and the
+message becomes the tool's result for the model; exit 2 blocks with stderr as
+the message. A shell hook cannot ask, so an ask is refused with a text that
+says the owner's approval is needed. The entry is written with
+`fail_closed: true`, so a hook that cannot start, times out or prints garbage
+blocks too.
+
+Plugin (`register(ctx)`, entry point `hermes_agent.plugins: redline`): in
+process, `pre_tool_call(tool_name=..., args=..., session_id=..., ...)` returns
+`None` to let the call run, `{"action": "block", "message": ...}` to refuse
+it, or `{"action": "approve", "message": ..., "rule_key": ...}` to send it to
+Hermes's own human-approval gate. A Hermes plugin's exception is logged and
+ignored by Hermes, so this function never raises: a failure is a block.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from redline.decision import Decision, Verdict
+from redline.hooks import messages
+from redline.hooks.base import (
+    ASK_DENY,
+    POST_TOOL_USE,
+    PRE_TOOL_USE,
+    HookAdapter,
+    HookCall,
+    HookError,
+    HookReply,
+    Settings,
+    getcwd,
+    object_field,
+    required_tool,
+    text_field,
+)
+from redline.hooks.claude_code import event_of
+
+HOST = "hermes"
+EVENTS = {"pre_tool_call": PRE_TOOL_USE, "post_tool_call": POST_TOOL_USE}
+
+
+class HermesShell(HookAdapter):
+    host = HOST
+    label = "this Hermes shell hook"
+
+    def parse(self, payload: Mapping[str, Any], settings: Settings) -> HookCall:
+        extra = payload.get("extra")
+        extra = extra if isinstance(extra, Mapping) else {}
+        return HookCall(
+            host=self.host,
+            event=event_of(payload, settings, EVENTS),
+            tool=required_tool(payload),
+            args=object_field(payload, "tool_input"),
+            cwd=text_field(payload, "cwd"),
+            session=text_field(payload, "session_id"),
+            context=settings.context,
+            tool_use_id=text_field(extra, "tool_call_id"),
+        )
+
+    def can_ask(self, call: HookCall, settings: Settings) -> bool:
+        return False
+
+    def render(self, call: HookCall, decision: Decision, settings: Settings) -> HookReply:
+        if decision.verdict is Verdict.ALLOW:
+            return HookReply(0)
+        return HookReply(0, json.dumps(_block(decision)) + "\n")
+
+
+def _block(decision: Decision) -> dict[str, Any]:
+    if decision.code == "no-approver":
+        text = messages.approval_needed(decision, "this Hermes shell hook")
+    else:
+        text = messages.refusal(decision)
+    return {"action": "block", "message": text}
+
+
+def _settings() -> Settings:
+    return Settings.from_environ(os.environ)
+
+
+def _plugin_call(event: str, tool_name: Any, args: Any, kwargs: Mapping[str, Any]) -> HookCall:
+    if not isinstance(tool_name, str) or not tool_name:
+        raise HookError("the hook was called without a tool name")
+    if args is not None and not isinstance(args, Mapping):
+        raise HookError(f"the tool arguments must be an object, not {type(args).__name__}")
+    session = kwargs.get("session_id") or kwargs.get("parent_session_id")
+    use_id = kwargs.get("tool_call_id")
+    return HookCall(
+        host=HOST,
+        event=event,
+        tool=tool_name,
+        args=args or {},
+        cwd=getcwd(),
+        session=session if isinstance(session, str) and session else None,
+        context=_settings().context,
+        tool_use_id=use_id if isinstance(use_id, str) and use_id else None,
+    )
+
+
+def pre_tool_call(tool_name: Any = None, args: Any = None, **kwargs: Any) -> dict[str, Any] | None:
+    """Hermes plugin hook: judge a tool call before it runs."""
+    try:
+        from redline.hooks import judge
+
+        call = _plugin_call(PRE_TOOL_USE, tool_name, args, kwargs)
+        settings = _settings()
+        native = settings.ask != ASK_DENY
+        shape = judge.same if native else judge.cannot_ask("Hermes")
+        decision = judge.decide(call, os.environ, shape)
+        if decision.verdict is Verdict.ALLOW:
+            return None
+        if decision.verdict is Verdict.ASK:
+            rule = decision.rule_ids[0] if decision.rule_ids else "policy"
+            return {
+                "action": "approve",
+                "message": messages.question(decision),
+                "rule_key": f"redline:{rule}",
+            }
+        return _block(decision)
+    except HookError as error:
+        return {"action": "block", "message": f"redline blocked this call: {error}"}
+    except Exception as error:  # noqa: BLE001 - Hermes ignores a raising hook: fail closed
+        from redline.hooks.base import internal_error
+
+        return {"action": "block", "message": internal_error(error)}
+
+
+def post_tool_call(tool_name: Any = None, args: Any = None, **kwargs: Any) -> None:
+    """Hermes plugin hook: a call that redline asked about ran, so it was approved."""
+    try:
+        from redline.hooks import judge
+
+        judge.after(_plugin_call(POST_TOOL_USE, tool_name, args, kwargs), os.environ)
+    except Exception as error:  # noqa: BLE001 - recording an outcome never breaks the agent
+        import sys
+
+        sys.stderr.write(f"redline: could not record the outcome: {error}\n")
+
+
+def register(ctx: Any) -> None:
+    """Hermes plugin entry point."""
+    ctx.register_hook("pre_tool_call", pre_tool_call)
+    ctx.register_hook("post_tool_call", post_tool_call)

@@ -1,0 +1,166 @@
+"""Embedded mode: judge a hook's call in this process, with the local policy,
+the session's saved state and the approval log.
+
+`decide` returns the Decision the host will be given, after the adapter's
+`shape` (a host that cannot ask turns an ask into a deny), and records that
+Decision in the log. A policy that cannot be loaded and a log that cannot be
+written are denials with their own codes, never a pass. `after` handles a
+post-tool-use event: a call that was asked and then ran was approved by the
+person, once; that outcome goes to the log and to the session's state.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
+
+from redline.decision import Decision, Verdict
+from redline.hooks.base import HookCall, HookError, home_of
+
+if TYPE_CHECKING:
+    from redline.gate.actions import ToolCall
+    from redline.gatekeeper import Gate
+
+POLICY_UNAVAILABLE = "policy-unavailable"
+
+Shape = Callable[[Decision], Decision]
+
+
+def same(decision: Decision) -> Decision:
+    return decision
+
+
+def _gate(environ: Mapping[str, str]) -> Gate | Decision:
+    from redline.gatekeeper import Gate
+    from redline.policy.load import PolicyError
+
+    try:
+        return Gate.from_environ(environ)
+    except PolicyError as error:
+        first = str(error).splitlines()[0] if str(error) else "the policy cannot be loaded"
+        return Decision(
+            Verdict.DENY,
+            reason=f"the approval policy cannot be loaded: {first}",
+            repair="the owner must fix the policy (`redline policy lint`); until then nothing runs",
+            code=POLICY_UNAVAILABLE,
+        )
+
+
+def _tool_call(call: HookCall) -> ToolCall:
+    from redline.gate.actions import ToolCall
+
+    return ToolCall(call.tool, call.args, call.cwd, call.context, call.session)
+
+
+def decide(call: HookCall, environ: Mapping[str, str], shape: Shape = same) -> Decision:
+    """Judge, shape and record one call."""
+    gate = _gate(environ)
+    if isinstance(gate, Decision):
+        return _record(call, gate, environ)[0]
+    file = None
+    notes: list[str] = []
+    if call.session:
+        from redline.hooks.state import SessionFile, apply
+
+        file = SessionFile.of(home_of(environ), call.host, call.session)
+        try:
+            apply(file.read(), gate, call.session)
+        except (KeyError, TypeError, ValueError) as error:
+            file.warnings.append(f"session state `{file.path}` ignored: {error}")
+        notes.extend(file.warnings)
+    tool_call = _tool_call(call)
+    try:
+        decision = shape(gate.check(tool_call))
+    except ValueError as error:  # an unknown context name
+        raise HookError(str(error)) from None
+    if notes:
+        decision = decision._replace(notes=(*decision.notes, *notes))
+    decision, seq = _record(call, decision, environ)
+    if decision.verdict is Verdict.ASK and file is not None and call.tool_use_id:
+        from redline.hooks.state import note_ask
+
+        use_id = call.tool_use_id
+        file.update(lambda data: note_ask(data, use_id, seq, tool_call))
+    return decision
+
+
+def _record(
+    call: HookCall, decision: Decision, environ: Mapping[str, str]
+) -> tuple[Decision, int | None]:
+    from redline.audit.recorder import LogUnavailable, deny_log_unavailable, open_log
+    from redline.audit.recorder import record_decision as append
+
+    try:
+        store = open_log(environ=environ)
+        try:
+            seq = append(
+                store,
+                session=call.session,
+                context=call.context,
+                agent=call.host,
+                tool=call.tool,
+                args=call.args,
+                decision=decision,
+                environ=environ,
+            )
+        finally:
+            store.close()
+    except LogUnavailable as error:
+        denied = deny_log_unavailable(error)
+        return denied._replace(context=decision.context, hits=decision.hits), None
+    return decision, seq
+
+
+def after(call: HookCall, environ: Mapping[str, str]) -> None:
+    """A tool ran: if redline had asked, the person approved it (once)."""
+    if not call.session or not call.tool_use_id:
+        return
+    from redline.hooks.state import SessionFile
+
+    file = SessionFile.of(home_of(environ), call.host, call.session)
+    use_id = call.tool_use_id
+    asked = file.read()["asks"].get(use_id)
+    if not isinstance(asked, dict):
+        return
+    from redline.audit.recorder import Outcome, open_log, record_outcome
+    from redline.gate.actions import ToolCall
+    from redline.hooks.state import record_outcome as remember
+
+    gate = _gate(environ)
+    if not isinstance(gate, Decision):
+        ran = ToolCall(
+            str(asked["tool"]), asked["args"], asked.get("cwd"), asked.get("context"), call.session
+        )
+        remember(gate, file, call.session, ran, "approved", "once")
+    file.update(lambda data: data["asks"].pop(use_id, None))
+    seq = asked.get("seq")
+    if isinstance(seq, int):
+        store = open_log(environ=environ)
+        try:
+            record_outcome(
+                store,
+                ref=seq,
+                outcome=Outcome.APPROVED,
+                channel=call.host,
+                session=call.session,
+                agent=call.host,
+                tool=call.tool,
+                reason=f"the call ran after {call.host} asked the person",
+            )
+        finally:
+            store.close()
+
+
+def cannot_ask(host: str) -> Shape:
+    """For a host (or a setting) where nobody can be asked: ask becomes deny."""
+
+    def shape(decision: Decision) -> Decision:
+        if decision.verdict is not Verdict.ASK:
+            return decision
+        return decision._replace(
+            verdict=Verdict.DENY,
+            reason=f"{host} cannot ask the owner here: {decision.reason}",
+            code="no-approver",
+        )
+
+    return shape
