@@ -336,3 +336,22 @@ def test_ordinary_delegation_and_scripts_pass(check: CheckFn) -> None:
     assert check("delegate_task", {"goal": "summarise the README"}).verdict is Verdict.ALLOW
     write = {"file_path": "/tmp/run.sh", "content": "#!/bin/sh\nls ~/.ssh\n"}
     assert check("Write", write, cwd="/srv").verdict is Verdict.ALLOW
+
+
+@pytest.mark.parametrize(
+    ("tool", "args"),
+    [
+        ("mcp__filesystem__write_file", {"path": "/home/me/.hermes/config.yaml", "content": "x"}),
+        ("mcp__filesystem__read_file", {"path": "~/.ssh/id_ed25519"}),
+        ("my_inhouse_tool", {"target": {"file": "$HOME/.aws/credentials"}}),
+    ],
+)
+def test_tools_nothing_is_known_about_never_get_protected_paths(
+    check: CheckFn, tool: str, args: dict[str, Any]
+) -> None:
+    assert check(tool, args).code == "never-run"
+
+
+def test_tools_nothing_is_known_about_pass_otherwise(check: CheckFn) -> None:
+    args = {"path": "/srv/app/README.md", "note": "see ~/.ssh/config for hosts"}
+    assert check("mcp__filesystem__read_file", args).verdict is Verdict.ALLOW

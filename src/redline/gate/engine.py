@@ -133,6 +133,8 @@ def _never_run(
         found.extend(guard.shell_hits(facts.analysis))
     if action.is_file_tool:
         found.extend(guard.file_hits(action, resolved))
+    if action.kind in (ActionKind.MCP, ActionKind.UNKNOWN):
+        found.extend(guard.argument_hits(action))
     if action.kind in _TEXT_KINDS:
         found.extend(guard.text_hits(action))
     return tuple({h.rule_id: h for h in reversed(found)}.values())[::-1]

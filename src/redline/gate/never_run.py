@@ -297,6 +297,21 @@ class Guard(NamedTuple):
             if parts and parts[-1] in lowered and all(_has_segment(lowered, p) for p in parts):
                 yield sample
 
+    def argument_hits(self, action: Action) -> Iterator[RuleHit]:
+        """A tool nothing is known about (an MCP server's, an unknown one) that
+        is given a protected path may read or write it: refused."""
+        for text in action.texts:
+            if (
+                text[:1] in ("/", "~", "$")
+                and len(text) < 4096
+                and not any(c.isspace() for c in text)
+            ):
+                path = self.canon(text, action.base, text)
+                found = None if path is None else self._path_hit(path, True, None)
+                if found is not None:
+                    yield found
+                    return
+
     def text_hits(self, action: Action) -> Iterator[RuleHit]:
         """A sub-agent's goal or a scheduled job's prompt that would change the
         gate or read credentials is refused here, before it is delegated."""

@@ -151,9 +151,14 @@ class _Malformed(ValueError):
 def normalize(call: ToolCall) -> Action:
     """The action a tool call stands for; unknown tools give `ActionKind.UNKNOWN`."""
     spec = lookup(call.tool)
-    if spec is None:
-        return Action(call.tool, K.UNKNOWN, "unknown", base=call.cwd)
     args = call.args
+    if spec is None or spec.kind is K.MCP:
+        # Nothing says what these tools do: keep every string they are given,
+        # so the never-run checks can see a protected path among them.
+        texts = tuple(_flatten(args)) if isinstance(args, Mapping) else ()
+        if spec is None:
+            return Action(call.tool, K.UNKNOWN, "unknown", base=call.cwd, texts=texts)
+        return Action(call.tool, K.MCP, spec.vocabulary, base=call.cwd, texts=texts)
     if not isinstance(args, Mapping):
         return Action(
             call.tool,
