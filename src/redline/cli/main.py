@@ -16,6 +16,9 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "log": ("redline.cli.log", "show, verify and export the approval log"),
     "policy": ("redline.cli.policy", "lint a policy file or run its examples"),
     "hook": ("redline.cli.hook", "the hook an agent runs before each tool call"),
+    "install": ("redline.cli.install", "wire redline into an agent's hook configuration"),
+    "uninstall": ("redline.cli.install", "remove what `redline install` added"),
+    "doctor": ("redline.cli.doctor", "say which agents are wired up and whether the hook runs"),
 }
 
 

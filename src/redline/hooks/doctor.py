@@ -1,0 +1,203 @@
+"""`redline doctor`: which agents are wired to redline, and whether the hook
+they would run answers.
+
+For each agent's config file (the user's, and the project's with
+`--project`), the redline entries are listed and each installed command is
+run the way the agent runs it, on two sample calls of the agent's own shape:
+a harmless one (`ls` in `/`), which must not be blocked, and a hard line
+(`rm -rf /`), which must come back blocked in the agent's own terms. The
+samples go through the real gate, so they appear in the approval log under
+the session `redline-doctor`.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import time
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from redline.hooks.install import HOSTS, user_home
+
+SESSION = "redline-doctor"
+TIMEOUT_S = 60.0
+
+
+class Finding(NamedTuple):
+    host: str
+    path: str
+    event: str | None
+    ok: bool
+    detail: str
+
+
+def _sample(host: str, command: str) -> dict[str, Any]:
+    if host == "hermes":
+        return {
+            "hook_event_name": "pre_tool_call",
+            "tool_name": "terminal",
+            "tool_input": {"command": command, "workdir": "/"},
+            "session_id": SESSION,
+            "cwd": "/",
+            "extra": {},
+        }
+    base = {"session_id": SESSION, "cwd": "/", "transcript_path": None}
+    if host == "gemini":
+        return {
+            **base,
+            "hook_event_name": "BeforeTool",
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": command},
+        }
+    return {
+        **base,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "redline-doctor",
+        "permission_mode": "default",
+    }
+
+
+def blocked(host: str, code: int, stdout: str) -> bool:
+    """Whether the agent would read this reply as "blocked"."""
+    if code == 2:
+        return True
+    if code != 0 or not stdout.strip():
+        return False
+    try:
+        reply = json.loads(stdout)
+    except ValueError:
+        return False
+    if not isinstance(reply, dict):
+        return False
+    if host == "hermes":
+        return reply.get("action") == "block"
+    if host == "gemini":
+        return reply.get("decision") in ("deny", "block")
+    output = reply.get("hookSpecificOutput") or {}
+    return isinstance(output, dict) and output.get("permissionDecision") == "deny"
+
+
+def run_command(
+    host: str, command: str, payload: Mapping[str, Any], environ: Mapping[str, str]
+) -> tuple[int, str, str, float]:
+    """Run an installed hook command as the agent would."""
+    argv = shlex.split(command) if host == "hermes" else ["/bin/sh", "-c", command]
+    start = time.perf_counter()
+    done = subprocess.run(
+        argv,
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        timeout=TIMEOUT_S,
+        env=dict(environ),
+        check=False,
+    )
+    return done.returncode, done.stdout, done.stderr, time.perf_counter() - start
+
+
+def probe(host: str, command: str, environ: Mapping[str, str]) -> tuple[bool, str]:
+    try:
+        code, out, err, seconds = run_command(host, command, _sample(host, "ls"), environ)
+        if code != 0 or blocked(host, code, out):
+            why = (err.strip().splitlines() or [out.strip()])[-1][:300]
+            return False, f"the hook blocked a harmless `ls` (exit {code}): {why}"
+        code2, out2, _, _ = run_command(host, command, _sample(host, "rm -rf /"), environ)
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return False, f"the hook did not run: {error}"
+    if not blocked(host, code2, out2):
+        return False, f"the hook did not block `rm -rf /` (exit {code2}): {out2.strip()[:300]}"
+    return True, f"the hook runs: `ls` passes in {seconds:.2f} s, `rm -rf /` is blocked"
+
+
+def config_files(
+    host: str, home: str | None, project: str | None, environ: Mapping[str, str]
+) -> list[str]:
+    if host == "hermes":
+        from redline.hooks.install.hermes import hermes_home
+
+        return [os.path.join(hermes_home(home, environ), "config.yaml")]
+    from redline.hooks.install.jsonhooks import config_path
+
+    paths = [config_path(host, user_home(home, environ), None)]
+    if project:
+        paths.append(config_path(host, None, project))
+    return paths
+
+
+def entries(host: str, path: str) -> list[tuple[str, str]]:
+    if host == "hermes":
+        from redline.hooks.install.hermes import installed
+
+        return installed(os.path.dirname(path))
+    from redline.hooks.install.jsonhooks import installed as json_installed
+
+    return json_installed(host, path)
+
+
+def warnings(host: str, path: str) -> list[str]:
+    """Settings of the agent that would keep its hooks from running."""
+    found: list[str] = []
+    root = os.path.dirname(path)
+    if host == "codex":
+        import tomllib
+
+        try:
+            with open(os.path.join(root, "config.toml"), "rb") as source:
+                features = tomllib.load(source).get("features", {})
+        except (OSError, tomllib.TOMLDecodeError):
+            features = {}
+        if isinstance(features, dict) and (
+            features.get("hooks") is False or features.get("codex_hooks") is False
+        ):
+            found.append("hooks are turned off in config.toml (`[features] hooks = false`)")
+    elif host == "gemini":
+        from redline.hooks.install.files import read_json_object
+
+        data = read_json_object(path) or {}
+        hooks = data.get("hooks")
+        if isinstance(hooks, dict) and hooks.get("enabled") is False:
+            found.append("hooks are turned off in settings.json (`hooks.enabled: false`)")
+    elif host == "hermes":
+        from redline.hooks.install.hermes import CONSENT_FILE, EVENT
+
+        try:
+            with open(os.path.join(root, CONSENT_FILE), encoding="utf-8") as source:
+                approvals = json.load(source).get("approvals", [])
+        except (OSError, ValueError, AttributeError):
+            approvals = []
+        commands = {a.get("command") for a in approvals if isinstance(a, dict)}
+        for _, command in entries(host, path):
+            if command not in commands:
+                found.append(
+                    f"Hermes has no recorded consent for the `{EVENT}` hook; "
+                    "it will ask at the terminal, and skip it where there is none"
+                )
+    return found
+
+
+def diagnose(home: str | None, project: str | None, environ: Mapping[str, str]) -> list[Finding]:
+    from redline.hooks.install.files import ConfigError
+
+    findings: list[Finding] = []
+    for host in HOSTS:
+        wired = False
+        for path in config_files(host, home, project, environ):
+            try:
+                found = entries(host, path)
+                problems = warnings(host, path) if found else []
+            except ConfigError as error:
+                findings.append(Finding(host, path, None, False, str(error)))
+                continue
+            for event, command in found:
+                wired = True
+                ok, detail = probe(host, command, environ)
+                findings.append(Finding(host, path, event, ok, detail))
+            findings += [Finding(host, path, None, False, p) for p in problems]
+        if not wired:
+            findings.append(Finding(host, "", None, True, "not wired up"))
+    return findings

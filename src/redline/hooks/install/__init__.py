@@ -1,0 +1,126 @@
+"""`redline install AGENT`: write the agent's hook configuration; `redline
+uninstall AGENT` removes exactly the entries it added.
+
+Claude Code (`.claude/settings.json`), Codex (`.codex/hooks.json`) and Gemini
+CLI (`.gemini/settings.json`) share one JSON shape (`hooks.EVENT: [{matcher,
+hooks: [{type, command, timeout}]}]`), see `jsonhooks`; Hermes keeps its shell
+hooks in the profile's `config.yaml` and asks consent once per command, see
+`hermes`. Every write keeps a `*.redline-backup-TIMESTAMP` copy of the old
+file and replaces it atomically.
+
+The command an agent runs is the absolute path of this Python with `-m
+redline hook AGENT`, followed by `|| { ...; exit 2; }`: if the interpreter is
+gone or the package cannot be imported, the shell turns that failure into
+exit 2 with a reason on stderr, which every supported agent reads as "block",
+instead of the 1 or 127 that Claude Code, Codex and Gemini CLI would read as a
+non-blocking error (and run the call).
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import sys
+from collections.abc import Mapping, Sequence
+from typing import NamedTuple
+
+HOSTS = ("claude-code", "codex", "gemini", "hermes")
+FAILED_TO_RUN = "redline: the hook could not run; the call is blocked"
+HOOK_TIMEOUT_S = 30
+
+
+class Options(NamedTuple):
+    """What the installed hook command is told (see `redline hook --help`)."""
+
+    allow_explicit: bool = False
+    ask_deny: bool = False
+    context: str | None = None
+    defer_ask: bool = False
+    record_outcomes: bool = False
+
+    def flags(self) -> list[str]:
+        flags: list[str] = []
+        if self.allow_explicit:
+            flags.append("--allow-explicit")
+        if self.ask_deny:
+            flags += ["--ask", "deny"]
+        if self.context:
+            flags += ["--context", self.context]
+        return flags
+
+
+class Change(NamedTuple):
+    """One config file `install` or `uninstall` touched."""
+
+    path: str
+    changed: bool
+    backup: str | None
+    summary: str
+
+
+def marker(host: str) -> str:
+    """What identifies redline's hook for `host` inside a command string."""
+    return f"-m redline hook {host}"
+
+
+def hook_command(
+    host: str,
+    flags: Sequence[str] = (),
+    *,
+    python: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> str:
+    """The shell command an agent runs, failing closed if Python cannot start."""
+    env = os.environ if environ is None else environ
+    prefix = ""
+    home = env.get("REDLINE_HOME", "").strip()
+    if home:
+        prefix += f"REDLINE_HOME={shlex.quote(os.path.abspath(os.path.expanduser(home)))} "
+    policy = env.get("REDLINE_POLICY", "").strip()
+    if policy:
+        prefix += f"REDLINE_POLICY={shlex.quote(os.path.abspath(os.path.expanduser(policy)))} "
+    interpreter = os.path.abspath(python or sys.executable)
+    args = " ".join(shlex.quote(a) for a in (host, *flags))
+    return (
+        f"{prefix}{shlex.quote(interpreter)} -m redline hook {args} "
+        f"|| {{ rc=$?; [ $rc -eq 2 ] || echo '{FAILED_TO_RUN}' >&2; exit 2; }}"
+    )
+
+
+def user_home(home: str | None, environ: Mapping[str, str] | None = None) -> str:
+    env = os.environ if environ is None else environ
+    return os.path.abspath(os.path.expanduser(home or env.get("HOME") or "~"))
+
+
+def install(
+    host: str,
+    *,
+    home: str | None = None,
+    project: str | None = None,
+    options: Options | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> list[Change]:
+    chosen = options or Options()
+    if host == "hermes":
+        from redline.hooks.install import hermes
+
+        return hermes.install(home=home, project=project, options=chosen, environ=environ)
+    from redline.hooks.install import jsonhooks
+
+    return jsonhooks.install(host, home=home, project=project, options=chosen, environ=environ)
+
+
+def uninstall(
+    host: str,
+    *,
+    home: str | None = None,
+    project: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> list[Change]:
+    if host == "hermes":
+        from redline.hooks.install import hermes
+
+        return hermes.uninstall(home=home, project=project, environ=environ)
+    from redline.hooks.install import jsonhooks
+
+    return jsonhooks.uninstall(host, home=home, project=project, environ=environ)

@@ -1,0 +1,64 @@
+"""`redline doctor`: wired agents are found and their hooks are run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from hookkit import Env
+
+from redline.hooks.doctor import Finding, blocked, diagnose
+from redline.hooks.install import install
+
+
+def test_nothing_wired(env: Env, tmp_path: Path) -> None:
+    findings = diagnose(str(tmp_path / "home"), None, env)
+    assert [(f.host, f.ok, f.detail) for f in findings] == [
+        (host, True, "not wired up") for host in ("claude-code", "codex", "gemini", "hermes")
+    ]
+
+
+def test_every_installed_hook_answers(env: Env, tmp_path: Path) -> None:
+    home = str(tmp_path / "home")
+    for host in ("claude-code", "codex", "gemini", "hermes"):
+        install(host, home=home, environ=env)
+    findings = diagnose(home, None, env)
+    assert all(f.ok for f in findings), findings
+    assert [(f.host, f.event) for f in findings] == [
+        ("claude-code", "PreToolUse"),
+        ("codex", "PreToolUse"),
+        ("gemini", "BeforeTool"),
+        ("hermes", "pre_tool_call"),
+    ]
+
+
+def test_a_hook_that_cannot_run_is_reported(env: Env, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    install("claude-code", home=str(home), environ=env)
+    path = home / ".claude" / "settings.json"
+    data = json.loads(path.read_text())
+    handler = data["hooks"]["PreToolUse"][0]["hooks"][0]
+    handler["command"] = handler["command"].replace(" -m redline", "-gone -m redline")
+    path.write_text(json.dumps(data))
+    findings = [f for f in diagnose(str(home), None, env) if f.host == "claude-code"]
+    assert findings == [
+        Finding(
+            "claude-code",
+            str(path),
+            "PreToolUse",
+            False,
+            "the hook blocked a harmless `ls` (exit 2): "
+            "redline: the hook could not run; the call is blocked",
+        )
+    ]
+
+
+def test_blocked_reads_each_agents_answer() -> None:
+    deny = {"hookSpecificOutput": {"permissionDecision": "deny"}}
+    assert blocked("claude-code", 0, json.dumps(deny))
+    assert blocked("codex", 2, "")
+    assert blocked("gemini", 0, '{"decision": "deny"}')
+    assert blocked("hermes", 0, '{"action": "block", "message": "m"}')
+    assert not blocked("claude-code", 0, "")
+    assert not blocked("gemini", 0, "{}")
+    assert not blocked("hermes", 1, '{"action": "block"}')

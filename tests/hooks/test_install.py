@@ -1,0 +1,281 @@
+"""`redline install` / `uninstall`: merged into existing config files with
+other hooks present, backed up, idempotent, and taken back out exactly."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hookkit import Env
+
+from redline.hooks.install import Options, hook_command, install, uninstall
+from redline.hooks.install.files import ConfigError
+
+THEIRS = {"type": "command", "command": "/usr/local/bin/audit-bash.sh", "timeout": 5}
+
+
+def write(path: Path, data: Any) -> str:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = json.dumps(data, indent=4) if not isinstance(data, str) else data
+    path.write_text(text)
+    return text
+
+
+def backups(path: Path) -> list[Path]:
+    return sorted(path.parent.glob(path.name + ".redline-backup-*"))
+
+
+CLAUDE_BEFORE = {
+    "permissions": {"allow": ["Bash(npm test)"], "deny": ["Read(./.env)"]},
+    "hooks": {
+        "PreToolUse": [{"matcher": "Bash", "hooks": [THEIRS]}],
+        "Stop": [{"hooks": [{"type": "command", "command": "notify-send done"}]}],
+    },
+    "model": "opus",
+}
+
+
+def test_claude_code_round_trip(env: Env, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    path = home / ".claude" / "settings.json"
+    original = write(path, CLAUDE_BEFORE)
+    changes = install("claude-code", home=str(home), environ=env)
+    assert [(c.path, c.changed) for c in changes] == [(str(path), True)]
+    assert [b.read_text() for b in backups(path)] == [original]
+    data = json.loads(path.read_text())
+    command = hook_command("claude-code", environ=env)
+    assert data["hooks"]["PreToolUse"] == [
+        {"matcher": "Bash", "hooks": [THEIRS]},
+        {"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": 30}]},
+    ]
+    assert {k: v for k, v in data.items() if k != "hooks"} == {
+        "permissions": CLAUDE_BEFORE["permissions"],
+        "model": "opus",
+    }
+    assert data["hooks"]["Stop"] == CLAUDE_BEFORE["hooks"]["Stop"]  # type: ignore[index]
+
+    again = install("claude-code", home=str(home), environ=env)
+    assert [(c.changed, c.summary) for c in again] == [(False, "already installed")]
+    assert len(backups(path)) == 1
+
+    removed = uninstall("claude-code", home=str(home), environ=env)
+    assert [c.changed for c in removed] == [True]
+    assert json.loads(path.read_text()) == CLAUDE_BEFORE
+    nothing = uninstall("claude-code", home=str(home), environ=env)
+    assert [c.summary for c in nothing] == ["redline was not installed here"]
+
+
+def test_claude_code_project_scope_and_post_tool_use(env: Env, tmp_path: Path) -> None:
+    project = tmp_path / "proj"
+    install("claude-code", project=str(project), options=Options(record_outcomes=True), environ=env)
+    data = json.loads((project / ".claude" / "settings.json").read_text())
+    assert sorted(data["hooks"]) == ["PostToolUse", "PreToolUse"]
+    uninstall("claude-code", project=str(project), environ=env)
+    assert json.loads((project / ".claude" / "settings.json").read_text()) == {}
+
+
+def test_reinstall_with_other_options_replaces_ours(env: Env, tmp_path: Path) -> None:
+    home = str(tmp_path / "home")
+    install("claude-code", home=home, environ=env)
+    install("claude-code", home=home, options=Options(allow_explicit=True), environ=env)
+    data = json.loads((tmp_path / "home" / ".claude" / "settings.json").read_text())
+    commands = [h["command"] for g in data["hooks"]["PreToolUse"] for h in g["hooks"]]
+    assert commands == [hook_command("claude-code", ["--allow-explicit"], environ=env)]
+
+
+def test_codex_round_trip_with_permission_request(env: Env, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    path = home / ".codex" / "hooks.json"
+    before = {"hooks": {"PreToolUse": [{"matcher": "^Bash$", "hooks": [THEIRS]}]}}
+    write(path, before)
+    install("codex", home=str(home), options=Options(defer_ask=True), environ=env)
+    data = json.loads(path.read_text())
+    assert data["hooks"]["PreToolUse"][1] == {
+        "hooks": [
+            {
+                "type": "command",
+                "command": hook_command("codex", ["--defer-ask"], environ=env),
+                "timeout": 30,
+            }
+        ]
+    }
+    assert data["hooks"]["PermissionRequest"] == [
+        {
+            "hooks": [
+                {
+                    "type": "command",
+                    "command": hook_command(
+                        "codex", ["--event", "permission-request"], environ=env
+                    ),
+                    "timeout": 30,
+                }
+            ]
+        }
+    ]
+    uninstall("codex", home=str(home), environ=env)
+    assert json.loads(path.read_text()) == before
+
+
+def test_gemini_round_trip(env: Env, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    path = home / ".gemini" / "settings.json"
+    before = {
+        "theme": "GitHub",
+        "hooks": {"BeforeTool": [{"matcher": "run_shell_command", "hooks": [THEIRS]}]},
+    }
+    write(path, before)
+    install("gemini", home=str(home), environ=env)
+    ours = json.loads(path.read_text())["hooks"]["BeforeTool"][1]
+    assert ours == {
+        "hooks": [
+            {
+                "type": "command",
+                "command": hook_command("gemini", environ=env),
+                "timeout": 30000,
+                "name": "redline",
+                "description": "redline approval gate",
+            }
+        ]
+    }
+    uninstall("gemini", home=str(home), environ=env)
+    assert json.loads(path.read_text()) == before
+
+
+def test_a_broken_config_is_left_alone(env: Env, tmp_path: Path) -> None:
+    path = tmp_path / "home" / ".claude" / "settings.json"
+    write(path, '{"hooks": ')
+    with pytest.raises(ConfigError, match="is not valid JSON"):
+        install("claude-code", home=str(tmp_path / "home"), environ=env)
+    assert path.read_text() == '{"hooks": ' and backups(path) == []
+    write(path, {"hooks": []})
+    with pytest.raises(ConfigError, match=r"`hooks` in .* must be an object"):
+        install("claude-code", home=str(tmp_path / "home"), environ=env)
+
+
+HERMES_CONFIG = """\
+# my Hermes settings
+model:
+  default: anthropic/claude-sonnet  # the one I like
+terminal:
+  backend: local
+"""
+
+
+def test_hermes_block_keeps_the_file_byte_for_byte(env: Env, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    config = home / ".hermes" / "config.yaml"
+    write(config, HERMES_CONFIG)
+    consent = home / ".hermes" / "shell-hooks-allowlist.json"
+    other = {"event": "post_tool_call", "command": "/usr/bin/logger", "approved_at": "x"}
+    write(consent, {"approvals": [other]})
+    install("hermes", home=str(home), environ=env)
+    text = config.read_text()
+    assert text.startswith(HERMES_CONFIG + "\n# >>> redline")
+
+    import yaml
+
+    hooks = yaml.safe_load(text)["hooks"]["pre_tool_call"]
+    assert hooks == [
+        {
+            "command": "/bin/sh -c "
+            + __import__("shlex").quote(hook_command("hermes", environ=env)),
+            "timeout": 30,
+            "fail_closed": True,
+        }
+    ]
+    approvals = json.loads(consent.read_text())["approvals"]
+    assert [a["command"] for a in approvals] == ["/usr/bin/logger", hooks[0]["command"]]
+
+    uninstall("hermes", home=str(home), environ=env)
+    assert config.read_text() == HERMES_CONFIG
+    assert json.loads(consent.read_text())["approvals"] == [other]
+
+
+def test_hermes_with_hooks_already_there(env: Env, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    config = home / ".hermes" / "config.yaml"
+    theirs = {"command": "~/.hermes/agent-hooks/guard.sh", "matcher": "terminal"}
+    import yaml
+
+    write(config, yaml.safe_dump({"model": "m", "hooks": {"pre_tool_call": [theirs]}}))
+    changes = install("hermes", home=str(home), environ=env)
+    assert "comments are only in the backup" in changes[0].summary
+    entries = yaml.safe_load(config.read_text())["hooks"]["pre_tool_call"]
+    assert entries[0] == theirs and entries[1]["fail_closed"] is True
+    uninstall("hermes", home=str(home), environ=env)
+    assert yaml.safe_load(config.read_text()) == {
+        "model": "m",
+        "hooks": {"pre_tool_call": [theirs]},
+    }
+
+
+def test_hermes_home_from_the_environment(make_env: Any, tmp_path: Path) -> None:
+    env = make_env(HERMES_HOME=str(tmp_path / "profile"))
+    install("hermes", environ=env)
+    assert (tmp_path / "profile" / "config.yaml").exists()
+    with pytest.raises(ConfigError, match="no project-level hooks"):
+        install("hermes", project=str(tmp_path), environ=env)
+
+
+def test_the_installed_hermes_command_runs_without_a_shell(env: Env, tmp_path: Path) -> None:
+    import yaml
+
+    home = tmp_path / "home"
+    install("hermes", home=str(home), environ=env)
+    command = yaml.safe_load((home / ".hermes" / "config.yaml").read_text())["hooks"][
+        "pre_tool_call"
+    ][0]["command"]
+    payload = {
+        "hook_event_name": "pre_tool_call",
+        "tool_name": "terminal",
+        "tool_input": {"command": "rm -rf /", "workdir": "/"},
+        "session_id": "h",
+    }
+    done = subprocess.run(
+        shlex.split(command),
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        env=dict(env),
+        check=False,
+    )
+    assert (done.returncode, json.loads(done.stdout)["action"]) == (0, "block")
+
+
+def test_cli(env: Env, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    cli_env = {**env, "PATH": os.environ.get("PATH", "")}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "redline",
+            "install",
+            "gemini",
+            "--home",
+            str(home),
+            "--ask",
+            "deny",
+        ],
+        capture_output=True,
+        text=True,
+        env=cli_env,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith(f"updated {home}/.gemini/settings.json: added redline")
+    assert "--ask deny" in (home / ".gemini" / "settings.json").read_text()
+    gone = subprocess.run(
+        [sys.executable, "-m", "redline", "uninstall", "gemini", "--home", str(home)],
+        capture_output=True,
+        text=True,
+        env=cli_env,
+        check=False,
+    )
+    assert gone.returncode == 0 and "removed 1 redline hook(s)" in gone.stdout
