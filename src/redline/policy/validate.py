@@ -20,17 +20,8 @@ from redline.policy.load import Issue, did_you_mean
 from redline.policy.model import CALL_KEYS, HIT_KEYS, Example, Match, Policy, PolicyRule, is_glob
 from redline.rules.catalog import BY_ID, CATALOG, resolve
 
-TOP_KEYS = (
-    "version",
-    "description",
-    "default",
-    "unknown_tool",
-    "rules",
-    "contexts",
-    "approval",
-    "hermes_home",
-    "custom_tools",
-)
+TOP_KEYS = ("version", "description", "default", "unknown_tool", "rules", "contexts",
+            "approval", "hermes_home", "custom_tools")  # fmt: skip
 RULE_KEYS = ("id", "verdict", "match", "unless", "reason", "repair", "examples")
 EXAMPLE_KEYS = ("tool", "args", "expect", "cwd", "context", "code")
 APPROVAL_KEYS = ("port", "socket")
