@@ -1,0 +1,179 @@
+"""Cold start of each hook (issue #5, F-HOOKS-2). Prints figures; asserts nothing.
+
+    python bench/bench_hooks.py [--runs N]
+
+For each agent's hook: process start to decision (the whole `python -m
+redline hook AGENT` process, stdin to exit), median and p90 over N runs, for
+an allowed call and for a denied one, against `python -c pass` (the target
+is at most 4x). Then where the time goes: importing redline, importing the
+gate, and in-process the gate's construction, the check and the log append.
+Runs in a temporary REDLINE_HOME; the policy cache is warmed first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Any
+
+CWD = "/srv/project"
+
+
+def payloads(host: str, command: str) -> dict[str, Any]:
+    if host == "hermes":
+        return {
+            "hook_event_name": "pre_tool_call",
+            "tool_name": "terminal",
+            "tool_input": {"command": command, "workdir": CWD},
+            "session_id": "bench",
+            "cwd": CWD,
+            "extra": {"tool_call_id": "c"},
+        }
+    if host == "gemini":
+        return {
+            "session_id": "bench",
+            "cwd": CWD,
+            "hook_event_name": "BeforeTool",
+            "tool_name": "run_shell_command",
+            "tool_input": {"command": command},
+        }
+    if host == "generic":
+        return {"tool": "terminal", "args": {"command": command, "workdir": CWD}, "session": "b"}
+    return {
+        "session_id": "bench",
+        "cwd": CWD,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+        "tool_use_id": "t",
+    }
+
+
+def timed(argv: list[str], stdin: str, env: dict[str, str], runs: int) -> list[float]:
+    times: list[float] = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        subprocess.run(argv, input=stdin, capture_output=True, text=True, env=env, check=False)
+        times.append((time.perf_counter() - start) * 1000)
+    return sorted(times)
+
+
+def summary(times: list[float]) -> tuple[float, float]:
+    return statistics.median(times), times[int(len(times) * 0.9) - 1 if len(times) > 1 else 0]
+
+
+def in_process(env: dict[str, str], runs: int) -> dict[str, float]:
+    """Median ms of the stages a hook goes through, after imports."""
+    from redline.audit.recorder import open_log, record_decision
+    from redline.gate.actions import ToolCall
+    from redline.gatekeeper import Gate
+
+    stages: dict[str, list[float]] = {"gate": [], "check": [], "log": []}
+    for _ in range(runs):
+        t0 = time.perf_counter()
+        gate = Gate.from_environ(env)
+        t1 = time.perf_counter()
+        decision = gate.check(ToolCall("Bash", {"command": "ls -la"}, CWD))
+        t2 = time.perf_counter()
+        store = open_log(environ=env)
+        record_decision(
+            store,
+            session="bench",
+            context=None,
+            agent="bench",
+            tool="Bash",
+            args={"command": "ls -la"},
+            decision=decision,
+            environ=env,
+        )
+        store.close()
+        t3 = time.perf_counter()
+        stages["gate"].append((t1 - t0) * 1000)
+        stages["check"].append((t2 - t1) * 1000)
+        stages["log"].append((t3 - t2) * 1000)
+    return {name: statistics.median(values) for name, values in stages.items()}
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=20)
+    args = parser.parse_args()
+    runs = args.runs
+    home = tempfile.mkdtemp(prefix="redline-bench-")
+    env = {
+        "REDLINE_HOME": home,
+        "HOME": os.environ.get("HOME", home),
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+    }
+    py = sys.executable
+    try:
+        # Warm the policy cache and the bytecode, as on a machine in use.
+        for host in ("claude-code", "codex", "gemini", "hermes", "generic"):
+            stdin = json.dumps(payloads(host, "ls -la"))
+            timed([py, "-m", "redline", "hook", host], stdin, env, 2)
+
+        base, _ = summary(timed([py, "-c", "pass"], "", env, runs))
+        rows = [("python -c pass", base, None)]
+        system = shutil.which("python3")
+        if system:
+            rows.append(
+                (
+                    "python3 -c pass (system)",
+                    summary(timed([system, "-c", "pass"], "", env, runs))[0],
+                    None,
+                )
+            )
+        rows.append(
+            (
+                "python -c 'import redline'",
+                summary(timed([py, "-c", "import redline"], "", env, runs))[0],
+                None,
+            )
+        )
+        rows.append(
+            (
+                "python -c 'import redline.gatekeeper'",
+                summary(timed([py, "-c", "import redline.gatekeeper"], "", env, runs))[0],
+                None,
+            )
+        )
+        print(f"cold start, median of {runs} runs (ms); target: hook <= 4x `python -c pass`\n")
+        print(f"{'':44} {'median':>8} {'p90':>8} {'x pass':>7}")
+        for name, ms, _ in rows:
+            print(f"{name:44} {ms:8.1f} {'':>8} {ms / base:7.1f}")
+        for host in ("claude-code", "codex", "gemini", "hermes", "generic"):
+            for label, command in (("allow", "ls -la"), ("deny", "rm -rf /")):
+                stdin = json.dumps(payloads(host, command))
+                median, p90 = summary(timed([py, "-m", "redline", "hook", host], stdin, env, runs))
+                name = f"redline hook {host} ({label})"
+                print(f"{name:44} {median:8.1f} {p90:8.1f} {median / base:7.1f}")
+        from redline.hooks.install import hook_command
+
+        wrapped = hook_command("claude-code", environ=env)
+        stdin = json.dumps(payloads("claude-code", "ls -la"))
+        median, p90 = summary(timed(["/bin/sh", "-c", wrapped], stdin, env, runs))
+        name = "installed command (sh wrapper), claude-code"
+        print(f"{name:44} {median:8.1f} {p90:8.1f} {median / base:7.1f}")
+
+        stages = in_process(env, runs)
+        print("\nin one process, after imports (median ms):")
+        for stage, label in (
+            ("gate", "Gate.from_environ (policy from cache)"),
+            ("check", "gate.check (Bash `ls -la`)"),
+            ("log", "open the log + record_decision + close"),
+        ):
+            print(f"  {label:42} {stages[stage]:8.2f}")
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
