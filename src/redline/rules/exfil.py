@@ -1,0 +1,208 @@
+"""Following secrets to where they leave the machine (F-RULES-1).
+
+One pass over the invocations, in order: each sender is checked for the
+secrets in the files it sends, on its stdin (pipelines, redirects, the
+carrier's stdin), and in the `$( )` of its arguments; files written with a
+secret in them (`cp key /tmp/k`, `base64 key > /tmp/b`) count as secrets for
+the senders after them. Every answer is computed once per invocation.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+from redline.decision import Span
+from redline.rules import argv
+from redline.rules.code import code_text
+from redline.rules.secrets import canonical, is_secret
+from redline.rules.senders import SENDERS, args_from_stdin, socket_redirect
+from redline.shell.analysis import Analysis
+from redline.shell.invocation import Invocation
+from redline.shell.wrappers import split_wrapper
+
+# Programs whose output is not the content of the files they are given.
+_NOT_CONTENT = frozenset({
+    "ls", "stat", "file", "wc", "du", "test", "[", "[[", "realpath", "readlink", "basename",
+    "dirname", "echo", "printf", "ssh", "scp", "sftp", "ssh-add", "ssh-keygen", "ssh-copy-id",
+    "md5sum", "sha1sum", "sha224sum", "sha256sum", "sha384sum", "sha512sum", "b2sum", "cksum",
+    "shasum", "md5", "chmod", "chown", "chgrp", "touch", "mkdir", "rm", "mv", "cp", "ln",
+    "install", "find", "tree", "git", "kubectl", "helm", "docker", "podman", "terraform",
+    "ansible", "ansible-playbook", "curl", "wget", "rsync", "shred", "srm", "diff", "cmp",
+})  # fmt: skip
+_OPENSSL_NO_SECRET = frozenset({"s_client", "s_server", "x509", "req", "verify", "dgst",
+                                "pkeyutl", "rsautl", "smime", "cms", "ca", "ocsp", "version",
+                                "speed", "sess_id", "rand", "ciphers"})  # fmt: skip
+_SECRET_VARIABLE = re.compile(
+    r"\$\{?\w*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL)",
+    re.IGNORECASE,
+)
+_WHOLE_ENV = re.compile(
+    r"environ\s*[),]|environ\.(?:items|keys|values|copy)\(|process\.env\s*[),;]|%ENV\b"
+    r"|\bENV\.(?:to_h|each|inspect|to_a)|\bENV\s*[),;]|getenv\(\s*\)"
+)
+_CODE_STRING = re.compile(r"[\"']([~/$.][^\"'\s]*)[\"']")
+_TRANSFER_WORDS = re.compile(r"[\s;'\"|&]+")
+_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "ditto"})
+_MAX_DEPTH = 16
+
+
+def exfiltrations(analysis: Analysis) -> Iterator[Span]:
+    """The spans of every invocation that sends a secret off the machine."""
+    trace = _Trace(analysis)
+    for inv in analysis.invocations:
+        if inv.remote:
+            continue
+        if trace.sends_secret(inv):
+            yield inv.span
+        trace.taint(inv)
+
+
+def env_dump(inv: Invocation) -> bool:
+    """`env`, `printenv`, `set`, `export -p`, or code that prints the whole environment."""
+    name, values = inv.name, inv.values
+    if name == "env":
+        split = split_wrapper("env", inv.argv)
+        return split is not None and not split[0] and not split[1]
+    if name == "printenv":
+        return not values or any(_SECRET_VARIABLE.search("$" + v) for v in values)
+    if name == "set":
+        return not values
+    if name in ("export", "declare", "typeset"):
+        return all(v in ("-p", "-x", "-px", "-xp") for v in values)
+    code = code_text(inv)
+    return bool(code and _WHOLE_ENV.search(code))
+
+
+class _Trace:
+    def __init__(self, analysis: Analysis) -> None:
+        self.invocations = analysis.invocations
+        self.tainted: set[str] = set()
+        self._emits: dict[int, bool] = {}
+        self._stdin: dict[int, bool] = {}
+        # What runs inside each invocation: `$( )` children and carried scripts.
+        self.inner: dict[int, list[Invocation]] = {}
+        self.carrier: dict[int, Invocation] = {}
+        latest: dict[int, int] = {}
+        for inv in self.invocations:
+            if inv.parent >= 0:
+                self.inner.setdefault(inv.parent, []).append(inv)
+            shallower = [k for d, k in latest.items() if d < inv.depth]
+            if inv.depth and shallower:
+                outer = self.invocations[max(shallower)]
+                self.carrier[inv.index] = outer
+                self.inner.setdefault(outer.index, []).append(inv)
+            latest[inv.depth] = inv.index
+
+    def names_secret(self, value: str, inv: Invocation, raw: str = "") -> bool:
+        for candidate in (value, value.partition("@")[2], value.partition("=")[2]):
+            if candidate:
+                path = canonical(candidate, inv.cwd, raw)
+                if path is not None and (is_secret(path) or path in self.tainted):
+                    return True
+        return False
+
+    def reads_secret(self, inv: Invocation, holder: Invocation) -> bool:
+        """`holder` has a `<` redirect from a secret."""
+        return any(
+            r.op == "<" and r.target and self.names_secret(r.target.value, inv, r.target.raw)
+            for r in holder.redirects
+        )
+
+    def emits(self, inv: Invocation, depth: int = 0) -> bool:
+        """The invocation's output may hold a secret it reads (or the environment)."""
+        known = self._emits.get(inv.index)
+        if known is None:
+            known = self._emits[inv.index] = self._compute_emits(inv, depth)
+        return known
+
+    def _compute_emits(self, inv: Invocation, depth: int) -> bool:
+        name, values = inv.name, inv.values
+        if env_dump(inv) or (
+            name == "gpg" and any(v.startswith("--export-secret") for v in values)
+        ):
+            return True
+        if name == "openssl" and (inv.subcommand() in _OPENSSL_NO_SECRET or "-pubout" in values):
+            return False
+        if name in ("echo", "printf") and any(_SECRET_VARIABLE.search(w.raw) for w in inv.argv[1:]):
+            return True
+        if name not in _NOT_CONTENT and not inv.remote:
+            if any(self.names_secret(w.value, inv, w.raw) for w in inv.argv[1:]):
+                return True
+            if self.reads_secret(inv, inv):
+                return True
+            code = code_text(inv)
+            if code and any(self.names_secret(s, inv) for s in _CODE_STRING.findall(code)):
+                return True
+        inner = self.inner.get(inv.index, ())
+        return depth < _MAX_DEPTH and any(self.emits(x, depth + 1) for x in inner)
+
+    def upstream(self, inv: Invocation) -> list[Invocation]:
+        """What feeds the invocation's stdin: its pipeline, or its carrier's."""
+        if inv.upstream:
+            return [self.invocations[k] for k in inv.upstream if k < len(self.invocations)]
+        carrier = self.carrier.get(inv.index)
+        return self.upstream(carrier) if carrier is not None else []
+
+    def stdin(self, inv: Invocation) -> bool:
+        known = self._stdin.get(inv.index)
+        if known is None:
+            carrier = self.carrier.get(inv.index)
+            known = self.reads_secret(inv, inv) or bool(carrier and self.reads_secret(inv, carrier))
+            known = known or any(self.emits(up) for up in self.upstream(inv))
+            self._stdin[inv.index] = known
+        return known
+
+    def sends_secret(self, inv: Invocation) -> bool:
+        if socket_redirect(inv, writes=True):
+            return self.emits(inv) or self.stdin(inv)
+        reader = SENDERS.get(inv.name)
+        sent = reader(inv) if reader is not None else None
+        if sent is None:
+            return False
+        raw = {w.value: w.raw for w in inv.argv}
+        if any(self.names_secret(f, inv, raw.get(f, "")) for f in sent.files):
+            return True
+        words = _TRANSFER_WORDS.split(sent.text) if sent.text else []
+        if any(self.names_secret(w, inv) for w in words if w):
+            return True
+        if (sent.stdin or args_from_stdin(inv)) and self.stdin(inv):
+            return True
+        return any(self.emits(x) for x in self.inner.get(inv.index, ()) if x.parent == inv.index)
+
+    def taint(self, inv: Invocation) -> None:
+        """Remember the files this invocation writes a secret into."""
+        operands = [w.value for w in inv.options.operands]
+        written: list[str] = []
+        if inv.name in _COPIERS and len(operands) >= 2:
+            sources = [o for o in operands[:-1] if self.names_secret(o, inv)]
+            if sources:
+                target = operands[-1]
+                written += [target, *(target + "/" + o.rsplit("/", 1)[-1] for o in sources)]
+        elif _writes_anything(inv) and (self.emits(inv) or self.stdin(inv)):
+            written += [r.target.value for r in inv.redirects if r.writes and r.target]
+            if inv.name == "tee":
+                written += operands
+            elif inv.name == "dd":
+                written += [v[3:] for v in inv.values if v.startswith("of=")]
+            elif inv.name == "tar":
+                written += _tar_file(inv.values)
+            elif inv.name in ("zip", "7z", "7za") and operands:
+                written += operands[:1] if inv.name == "zip" else operands[1:2]
+        for value in written:
+            path = canonical(value, inv.cwd)
+            if path is not None:
+                self.tainted.add(path)
+
+
+def _writes_anything(inv: Invocation) -> bool:
+    return inv.name in ("tee", "dd", "tar", "zip", "7z", "7za") or any(
+        r.writes for r in inv.redirects
+    )
+
+
+def _tar_file(values: tuple[str, ...]) -> tuple[str, ...]:
+    """The archive `tar` writes: `tar czf A`, `tar -czf A`, `tar --file=A`."""
+    if values and not values[0].startswith("-") and "f" in values[0]:
+        return values[1:2]
+    return argv.parse(values, "fCbT", ("file",)).value("-f", "--file")
