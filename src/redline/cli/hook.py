@@ -40,7 +40,8 @@ EVENT_NAMES = {
 }
 USAGE = (
     "usage: redline hook {claude-code,codex,gemini,hermes,generic} [--event EVENT] "
-    "[--allow-explicit] [--ask native|deny] [--context CONTEXT] [--defer-ask]"
+    "[--allow-explicit] [--ask native|deny] [--context CONTEXT] [--defer-ask] "
+    "[--service [--service-key BASE64]]"
 )
 
 
@@ -54,6 +55,25 @@ def adapter_for(host: str) -> HookAdapter:
     module, name = HOSTS[host]
     adapter: HookAdapter = getattr(importlib.import_module(module), name)()
     return adapter
+
+
+def service_flags(argv: Sequence[str]) -> tuple[list[str], bool, str | None]:
+    """`--service` (ask `redline serve`, never decide alone) and
+    `--service-key KEY` (the pinned public key) taken off the arguments."""
+    rest: list[str] = []
+    service, key = False, None
+    args = list(argv)
+    while args:
+        flag = args.pop(0)
+        if flag == "--service":
+            service = True
+        elif flag.partition("=")[0] == "--service-key":
+            key = flag.partition("=")[2] or (args.pop(0) if args else "")
+            if not key:
+                raise UsageError("`--service-key` needs a value")
+        else:
+            rest.append(flag)
+    return rest, service, key
 
 
 def parse_args(argv: Sequence[str], settings: Settings) -> tuple[str, Settings]:
@@ -93,15 +113,21 @@ def fast_main(argv: Sequence[str]) -> int:
     """Run one hook; never raises and never returns a code that means "go ahead"
     by accident."""
     try:
+        argv, service, key = service_flags(argv)
         host, settings = parse_args(argv, Settings.from_environ(os.environ))
         adapter = adapter_for(host)
+        if service:
+            from redline.approve.client import handle_service
     except UsageError as error:
         sys.stderr.write(f"redline hook: {error}\n{USAGE}\nredline blocked this call\n")
         return BLOCK
     except Exception as error:  # noqa: BLE001 - fail closed
         sys.stderr.write(f"redline blocked this call: the hook failed to start: {error}\n")
         return BLOCK
-    reply = handle(adapter, sys.stdin.buffer, settings, os.environ)
+    if service:
+        reply = handle_service(adapter, sys.stdin.buffer, settings, os.environ, key)
+    else:
+        reply = handle(adapter, sys.stdin.buffer, settings, os.environ)
     return emit(reply, sys.stdout, sys.stderr)
 
 

@@ -19,6 +19,10 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "install": ("redline.cli.install", "wire redline into an agent's hook configuration"),
     "uninstall": ("redline.cli.install", "remove what `redline install` added"),
     "doctor": ("redline.cli.doctor", "say which agents are wired up and whether the hook runs"),
+    "serve": ("redline.cli.serve", "run the approval service that holds asked calls"),
+    "pending": ("redline.cli.pending", "list the calls waiting for your approval"),
+    "approve": ("redline.cli.pending", "approve a held call"),
+    "reject": ("redline.cli.pending", "reject a held call"),
 }
 
 

@@ -1,0 +1,167 @@
+"""The service's routes, and which socket may reach which.
+
+Three listeners, three route sets: the hook socket (the agent's user may
+connect) reaches only `/v1/decide`, `/v1/held/...` and proposals; the owner
+socket (0600) also answers, lists and pairs; loopback HTTP serves the agent's
+routes and the web page, whose own login and CSRF checks guard every answer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Callable, Coroutine
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+from starlette.types import Receive, Scope, Send
+
+from redline.approve.pending import State
+from redline.approve.service import AnswerError, Service
+
+Handler = Callable[[Request], Coroutine[Any, Any, Response]]
+
+
+def _error(status: int, message: str) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def _body(request: Request) -> dict[str, Any]:
+    try:
+        body = await request.json()
+    except ValueError:
+        raise ValueError("the body is not JSON") from None
+    if not isinstance(body, dict):
+        raise ValueError("the body must be a JSON object")
+    return body
+
+
+def _number(request: Request, name: str, default: float) -> float:
+    try:
+        return float(request.query_params.get(name, default))
+    except ValueError:
+        return default
+
+
+def agent_routes(service: Service) -> list[BaseRoute]:
+    async def decide(request: Request) -> Response:
+        try:
+            return JSONResponse(service.decide(await _body(request)))
+        except ValueError as err:
+            return _error(400, str(err))
+
+    async def held(request: Request) -> Response:
+        answer = await service.wait(request.path_params["id"], _number(request, "wait", 0.0))
+        if answer is None:
+            return _error(404, "no such request")
+        return JSONResponse(answer)
+
+    async def health(request: Request) -> Response:
+        return JSONResponse({"ok": True, "key": service.signer.key_id})
+
+    return [
+        Route("/v1/decide", decide, methods=["POST"]),
+        Route("/v1/held/{id}", held, methods=["GET"]),
+        Route("/v1/health", health, methods=["GET"]),
+    ]
+
+
+def owner_routes(service: Service) -> list[BaseRoute]:
+    async def pending(request: Request) -> Response:
+        rows = [held.to_json() for held in service.pending.waiting()]
+        return JSONResponse({"version": service.version, "pending": rows})
+
+    async def history(request: Request) -> Response:
+        limit = int(_number(request, "limit", 50))
+        rows = [held.to_json() for held in service.pending.answered(limit)]
+        return JSONResponse({"history": rows})
+
+    async def changes(request: Request) -> Response:
+        since = int(_number(request, "since", -1))
+        version = await service.changes(since, _number(request, "wait", 0.0))
+        return JSONResponse({"version": version})
+
+    async def answer(request: Request) -> Response:
+        state = State.APPROVED if request.path_params["verb"] == "approve" else State.REJECTED
+        try:
+            body = await _body(request)
+            held = await service.answer(
+                request.path_params["id"],
+                state,
+                by=str(body.get("by") or "owner"),
+                channel=str(body.get("channel") or "terminal"),
+                scope=body.get("scope"),
+                reason=body.get("reason"),
+            )
+        except (ValueError, AnswerError) as err:
+            return _error(409, str(err))
+        return JSONResponse(held.to_json())
+
+    return [
+        Route("/v1/pending", pending, methods=["GET"]),
+        Route("/v1/history", history, methods=["GET"]),
+        Route("/v1/changes", changes, methods=["GET"]),
+        Route("/v1/held/{id}/{verb:str}", answer, methods=["POST"]),
+    ]
+
+
+class Dispatch:
+    """One ASGI app for every listener: the socket a request came in on picks
+    its routes; lifespan starts and stops the service."""
+
+    def __init__(self, service: Service, apps: dict[str, Starlette], tcp: Starlette | None) -> None:
+        self.service = service
+        self.apps = apps
+        self.tcp = tcp
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        server = scope.get("server") or ("", None)
+        app = self.apps.get(str(server[0])) if server[1] is None else self.tcp
+        if app is None:
+            await Response("not found", status_code=404)(scope, receive, send)
+            return
+        await app(scope, receive, send)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                try:
+                    await self.service.start()
+                except Exception as err:  # noqa: BLE001 - reported to uvicorn
+                    await send({"type": "lifespan.startup.failed", "message": str(err)})
+                    return
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.service.stop()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+
+@contextlib.asynccontextmanager
+async def _no_lifespan(app: Starlette) -> AsyncIterator[None]:
+    yield
+
+
+def build(
+    service: Service,
+    *,
+    hook_socket: str,
+    owner_socket: str,
+    web: list[BaseRoute] | None = None,
+    extra_agent: list[BaseRoute] | None = None,
+    extra_owner: list[BaseRoute] | None = None,
+) -> Dispatch:
+    agent = agent_routes(service) + (extra_agent or [])
+    owner = agent + owner_routes(service) + (extra_owner or [])
+    apps = {
+        hook_socket: Starlette(routes=agent, lifespan=_no_lifespan),
+        owner_socket: Starlette(routes=owner, lifespan=_no_lifespan),
+    }
+    tcp = Starlette(routes=agent + (web or []), lifespan=_no_lifespan) if web is not None else None
+    return Dispatch(service, apps, tcp)

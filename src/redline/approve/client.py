@@ -1,0 +1,387 @@
+"""The hook's side of the service: ask, wait, verify, fail closed.
+
+`decide_via_service` sends one call to `redline serve` over its Unix socket
+(or loopback HTTP), waits for a held call's answer by long-polling (and
+reconnecting if the service restarts) until the deadline, and verifies every
+answer against the pinned public key. It never decides alone: an unreachable
+service is `gate-unreachable`, an answer that does not verify is
+`gate-unverified (<code>)`. It imports no HTTP library (a hook starts once per
+tool call): `socket` and a few lines of HTTP/1.1.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import os
+import socket
+import time
+from collections.abc import Mapping
+from typing import IO, TYPE_CHECKING, Any
+
+from redline.approve.paths import ServicePaths
+from redline.decision import Decision, RuleHit, Severity, Span, Verdict
+
+if TYPE_CHECKING:
+    from redline.hooks.base import HookAdapter, HookReply, Settings
+
+CONNECT_TIMEOUT_S = 1.0
+DECIDE_TIMEOUT_S = 30.0
+LONG_POLL_S = 20.0
+GRACE_S = 15.0
+"""How long past the deadline a hook keeps asking for the timeout's answer."""
+
+NO_RETRY = (
+    "Do not retry it another way (another tool, another spelling, a script or a sub-agent): "
+    "the owner's answer is not an obstacle."
+)
+
+
+class Unreachable(Exception):
+    """The service could not be reached (connect failed or timed out)."""
+
+
+class Disconnected(Exception):
+    """The service was reached but the exchange broke off."""
+
+
+class Unverified(Exception):
+    def __init__(self, code: str, detail: str = "") -> None:
+        super().__init__(detail or code)
+        self.code = code
+
+
+def call_digest(
+    tool: str,
+    args: Mapping[str, Any],
+    cwd: str | None,
+    session: str | None,
+    context: str | None,
+    agent: str | None,
+) -> str:
+    """The canonical hash of a call, which every answer is bound to."""
+    import hashlib
+
+    body = {
+        "tool": tool,
+        "args": args,
+        "cwd": cwd,
+        "session": session,
+        "context": context,
+        "agent": agent,
+    }
+    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def exchange(
+    address: str,
+    method: str,
+    path: str,
+    body: Any = None,
+    *,
+    timeout: float = DECIDE_TIMEOUT_S,
+    connect_timeout: float = CONNECT_TIMEOUT_S,
+    headers: Mapping[str, str] | None = None,
+) -> tuple[int, Any]:
+    """One HTTP/1.1 request to a Unix socket path or `HOST:PORT`; JSON both ways."""
+    if address.startswith("/"):
+        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        target: Any = address
+    else:
+        host, _, port = address.rpartition(":")
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        target = (host, int(port))
+    try:
+        sock.settimeout(connect_timeout)
+        try:
+            sock.connect(target)
+        except OSError as err:
+            raise Unreachable(f"cannot connect to `{address}` ({err.strerror or err})") from None
+        sock.settimeout(timeout)
+        data = b"" if body is None else json.dumps(body).encode()
+        extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
+        head = (
+            f"{method} {path} HTTP/1.1\r\nHost: redline\r\nContent-Type: application/json\r\n"
+            f"Content-Length: {len(data)}\r\n{extra}Connection: close\r\n\r\n"
+        )
+        try:
+            sock.sendall(head.encode() + data)
+            chunks = []
+            while chunk := sock.recv(65536):
+                chunks.append(chunk)
+        except OSError as err:
+            raise Disconnected(f"the exchange with `{address}` broke off ({err})") from None
+    finally:
+        sock.close()
+    raw = b"".join(chunks)
+    top, sep, payload = raw.partition(b"\r\n\r\n")
+    if not sep:
+        raise Disconnected(f"`{address}` closed the connection without an answer")
+    try:
+        status = int(top.split(b" ", 2)[1])
+        return status, json.loads(payload) if payload else None
+    except (IndexError, ValueError):
+        raise Disconnected(f"`{address}` sent something that is not an answer") from None
+
+
+def pinned_key(paths: ServicePaths, key: str | None = None) -> bytes:
+    """The public key the hook trusts: `key` (base64) if given, else the file."""
+    text = key
+    if not text:
+        try:
+            with open(paths.public_key, encoding="ascii") as source:
+                text = source.read()
+        except OSError:
+            raise Unverified("no-pinned-key", f"no public key at `{paths.public_key}`") from None
+    try:
+        raw = base64.b64decode(text.strip(), validate=True)
+    except ValueError:
+        raise Unverified("bad-pinned-key") from None
+    if len(raw) != 32:
+        raise Unverified("bad-pinned-key")
+    return raw
+
+
+def verify(
+    envelope: Any,
+    pinned: bytes,
+    *,
+    request: str | None,
+    nonce: str,
+    call: str,
+    now: float | None = None,
+) -> dict[str, Any]:
+    """The answer's body, if it is signed by the pinned key and bound to this
+    request, nonce and call and still in date; else `Unverified(code)`."""
+    import hashlib
+
+    from cryptography.exceptions import InvalidSignature
+    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+    if not isinstance(envelope, dict) or not isinstance(envelope.get("answer"), dict):
+        raise Unverified("malformed")
+    body: dict[str, Any] = envelope["answer"]
+    if body.get("key") != hashlib.sha256(pinned).hexdigest()[:16]:
+        raise Unverified("unknown-key")
+    try:
+        signature = base64.b64decode(str(envelope.get("sig", "")), validate=True)
+        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        Ed25519PublicKey.from_public_bytes(pinned).verify(signature, text.encode())
+    except (ValueError, InvalidSignature):
+        raise Unverified("bad-signature") from None
+    if body.get("nonce") != nonce:
+        raise Unverified("replayed")
+    if request is not None and body.get("request") != request:
+        raise Unverified("request-mismatch")
+    if body.get("call") != call:
+        raise Unverified("call-mismatch")
+    moment = time.time() if now is None else now
+    expires = body.get("expires")
+    if not isinstance(expires, int | float) or moment > expires:
+        raise Unverified("expired")
+    return body
+
+
+def decide_via_service(
+    tool: str,
+    args: Mapping[str, Any],
+    *,
+    cwd: str | None = None,
+    session: str | None = None,
+    context: str | None = None,
+    agent: str | None = None,
+    home: str,
+    key: str | None = None,
+    address: str | None = None,
+    connect_timeout: float = CONNECT_TIMEOUT_S,
+) -> Decision:
+    """The service's verified answer for one call, waiting while it is held.
+    Never raises for a service problem: every failure is a deny."""
+    paths = ServicePaths(home)
+    where = address or paths.hook_socket
+    try:
+        pinned = pinned_key(paths, key)
+    except Unverified as err:
+        return unverified(err.code, str(err))
+    nonce = os.urandom(16).hex()
+    digest = call_digest(tool, args, cwd, session, context, agent)
+    request = {"tool": tool, "args": dict(args), "cwd": cwd, "session": session}
+    request.update({"context": context, "agent": agent, "nonce": nonce})
+    try:
+        status, reply = exchange(
+            where, "POST", "/v1/decide", request, connect_timeout=connect_timeout
+        )
+    except (Unreachable, Disconnected) as err:
+        return unreachable(str(err))
+    if status != 200 or not isinstance(reply, dict):
+        problem = reply.get("error") if isinstance(reply, dict) else None
+        return Decision(
+            Verdict.DENY,
+            reason=f"the approval service refused the call: {problem or f'status {status}'}",
+            repair="fix the call as the reason says",
+            code="gate-refused",
+        )
+    try:
+        if reply.get("status") == "answered":
+            return from_answer(verify(reply, pinned, request=None, nonce=nonce, call=digest))
+        held, deadline = str(reply["request"]), float(reply["deadline"])
+        return _wait(where, held, deadline, pinned, nonce, digest, connect_timeout)
+    except Unverified as err:
+        return unverified(err.code, str(err))
+    except (KeyError, TypeError, ValueError):
+        return unverified("malformed", "the service's reply cannot be read")
+
+
+def _wait(
+    where: str,
+    held: str,
+    deadline: float,
+    pinned: bytes,
+    nonce: str,
+    digest: str,
+    connect_timeout: float,
+) -> Decision:
+    problem: str | None = None
+    while (left := deadline + GRACE_S - time.time()) > 0:
+        wait = max(0.5, min(LONG_POLL_S, left))
+        path = f"/v1/held/{held}?nonce={nonce}&wait={wait:.1f}"
+        try:
+            status, reply = exchange(
+                where, "GET", path, timeout=wait + 10, connect_timeout=connect_timeout
+            )
+        except (Unreachable, Disconnected) as err:
+            problem = str(err)
+            time.sleep(min(0.5, max(0.0, left)))
+            continue
+        problem = None
+        if status == 404:
+            raise Unverified("unknown-request", f"the service does not know request `{held}`")
+        if isinstance(reply, dict) and reply.get("status") == "answered":
+            return from_answer(verify(reply, pinned, request=held, nonce=nonce, call=digest))
+    if problem is not None:
+        return unreachable(problem)
+    return outcome_timeout(held)
+
+
+def _hits(decision: Mapping[str, Any]) -> tuple[RuleHit, ...]:
+    hits = []
+    for hit in decision.get("hits", ()):
+        span = hit.get("span")
+        hits.append(
+            RuleHit(
+                str(hit["id"]),
+                str(hit.get("description", "")),
+                Severity[str(hit.get("severity", "dangerous")).upper()],
+                str(hit.get("category", "")),
+                None if span is None else Span(int(span[0]), int(span[1])),
+                str(hit.get("repair", "")),
+            )
+        )
+    return tuple(hits)
+
+
+def from_answer(body: Mapping[str, Any]) -> Decision:
+    """The Decision a verified answer stands for."""
+    decision = body.get("decision") or {}
+    hits = _hits(decision)
+    context = decision.get("context")
+    outcome = body.get("outcome")
+    answer = body.get("answer") or {}
+    if outcome == "auto":
+        verdict = Verdict.parse(str(body.get("verdict")))
+        return Decision(
+            Verdict.DENY if verdict is Verdict.ASK else verdict,
+            hits,
+            str(decision.get("reason", "")),
+            str(decision.get("repair", "")),
+            bool(decision.get("hardline", False)),
+            decision.get("code"),
+            context,
+            tuple(str(n) for n in decision.get("notes", ())),
+        )
+    who = f"{answer.get('by') or 'the owner'} via {answer.get('channel') or 'the service'}"
+    if outcome == "approved" and body.get("verdict") == "allow":
+        scope = answer.get("scope") or "once"
+        reason = f"the owner approved this call ({who}, {scope}); it runs"
+        return Decision(Verdict.ALLOW, hits, reason, code="approved", context=context)
+    if outcome == "rejected":
+        said = str(answer.get("reason") or "").strip()
+        reason = f"the owner rejected this call ({who})" + (f": {said}" if said else "")
+        repair = (
+            "tell the owner plainly that it was not done because they declined it; do not try "
+            f"again. {NO_RETRY}"
+        )
+        return Decision(Verdict.DENY, hits, reason, repair, code="rejected", context=context)
+    if outcome == "timeout":
+        return outcome_timeout(str(body.get("request")), hits, context)
+    raise Unverified("malformed", f"unknown outcome `{outcome}`")
+
+
+def outcome_timeout(
+    held: str, hits: tuple[RuleHit, ...] = (), context: str | None = None
+) -> Decision:
+    return Decision(
+        Verdict.DENY,
+        hits,
+        f"nobody answered in time: approval request `{held}` expired and the call did not run",
+        "tell the owner what you were about to do and that it needs their approval in their "
+        "approval bot; do it only if they ask again and approve",
+        code="timeout",
+        context=context,
+    )
+
+
+def unreachable(problem: str) -> Decision:
+    return Decision(
+        Verdict.DENY,
+        reason=f"the approval service cannot be reached ({problem}); nothing that needs the "
+        "gate can run right now",
+        repair=f"tell the owner, with the code `gate-unreachable`. {NO_RETRY}",
+        code="gate-unreachable",
+    )
+
+
+def unverified(code: str, detail: str = "") -> Decision:
+    full = f"gate-unverified ({code})"
+    extra = f": {detail}" if detail and detail != code else ""
+    return Decision(
+        Verdict.DENY,
+        reason=f"the approval service's answer cannot be verified{extra}; the call is blocked",
+        repair=f"tell the owner, with the code `{full}`. {NO_RETRY}",
+        code=full,
+    )
+
+
+def handle_service(
+    adapter: HookAdapter,
+    stdin: IO[bytes],
+    settings: Settings,
+    environ: Mapping[str, str],
+    key: str | None = None,
+) -> HookReply:
+    """`redline hook AGENT --service`: like `hooks.base.handle`, but the
+    service decides. Never raises; every failure is the adapter's block."""
+    from redline.hooks.base import POST_TOOL_USE, HookError, home_of, internal_error, read_payload
+
+    try:
+        call = adapter.parse(read_payload(stdin), settings)
+        if call.event == POST_TOOL_USE:
+            return adapter.acknowledge(call)  # the service logged the outcome itself
+        decision = decide_via_service(
+            call.tool,
+            call.args,
+            cwd=call.cwd,
+            session=call.session,
+            context=call.context,
+            agent=call.host,
+            home=home_of(environ),
+            key=key or environ.get("REDLINE_SERVICE_KEY") or None,
+        )
+        if decision.code == "approved":
+            settings = settings._replace(allow_explicit=True)
+        return adapter.render(call, decision, settings)
+    except HookError as error:
+        return adapter.failure(f"redline blocked this call: {error}")
+    except Exception as error:  # noqa: BLE001 - fail closed on anything
+        return adapter.failure(internal_error(error))

@@ -1,0 +1,91 @@
+"""The service's own tables, beside the approval log in the same database.
+
+One small adapter over SQLite and PostgreSQL: statements are written once with
+`?` placeholders and run on either. The log's own URL picks the backend, so
+`pending`, pairing and proposals live in the same SQLite file (or the same
+PostgreSQL schema) as the log they refer to.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from redline.audit.store import LogUnavailable
+
+Row = tuple[Any, ...]
+BUSY_TIMEOUT_S = 30.0
+
+
+class Database:
+    """A connection with a lock; `execute` returns the rows changed."""
+
+    def __init__(self, url: str) -> None:
+        scheme = url.partition("://")[0].lower()
+        self.postgres = scheme in ("postgresql", "postgres")
+        self._lock = threading.Lock()
+        self._pg: Any = None
+        self._lite: sqlite3.Connection | None = None
+        if self.postgres:
+            import psycopg
+
+            from redline.audit.postgres import _parse
+
+            conninfo, self.schema = _parse(url)
+            try:
+                self._pg = psycopg.connect(conninfo, autocommit=True, connect_timeout=5)
+                self._pg.execute(f"CREATE SCHEMA IF NOT EXISTS {self.schema}".encode())
+                self._pg.execute(f"SET search_path TO {self.schema}".encode())
+            except psycopg.Error as err:
+                raise LogUnavailable(
+                    f"the service database cannot be used ({err})", "check the PostgreSQL server"
+                ) from err
+        else:
+            from redline.audit.sqlite import _parse as parse_sqlite
+
+            path, _ = parse_sqlite(url)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            self.schema = ""
+            try:
+                self._lite = sqlite3.connect(
+                    path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+                )
+                self._lite.execute("PRAGMA journal_mode=WAL")
+                self._lite.execute("PRAGMA synchronous=NORMAL")
+            except sqlite3.Error as err:
+                raise LogUnavailable(
+                    f"the service database `{path}` cannot be used ({err})",
+                    "check that its directory is writable",
+                ) from err
+
+    def _sql(self, sql: str) -> str:
+        if not self.postgres:
+            return sql
+        return sql.replace("?", "%s").replace(" REAL", " double precision")
+
+    def execute(self, sql: str, params: Sequence[Any] = ()) -> int:
+        with self._lock:
+            if self._lite is not None:
+                return self._lite.execute(sql, params).rowcount
+            cursor = self._pg.execute(self._sql(sql).encode(), params)
+            return int(cursor.rowcount)
+
+    def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        with self._lock:
+            if self._lite is not None:
+                return self._lite.execute(sql, params).fetchall()
+            rows: list[Row] = self._pg.execute(self._sql(sql).encode(), params).fetchall()
+            return rows
+
+    def script(self, statements: Sequence[str]) -> None:
+        for statement in statements:
+            self.execute(statement)
+
+    def close(self) -> None:
+        with self._lock:
+            if self._lite is not None:
+                self._lite.close()
+            if self._pg is not None:
+                self._pg.close()

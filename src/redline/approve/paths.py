@@ -1,0 +1,80 @@
+"""Where the service keeps its sockets and keys under `$REDLINE_HOME`.
+
+    service/            0750, group = the agent's group (0700 without one)
+      hook.sock         0660: hooks connect here (owner and the agent's user)
+      signing.pub       0644: the public key hooks pin
+      owner/            0700: the owner only
+        owner.sock      0600: `redline pending/approve/reject/pair`
+        signing.key     0600: the private signing key
+
+Nothing here is writable by the agent's user: the owner alone can change it.
+Imports only `os`, for the hook's start.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import NamedTuple
+
+SERVICE_DIR = "service"
+
+
+class ServicePaths(NamedTuple):
+    home: str
+    agent_group: str | None = None
+
+    @property
+    def service_dir(self) -> str:
+        return os.path.join(self.home, SERVICE_DIR)
+
+    @property
+    def owner_dir(self) -> str:
+        return os.path.join(self.service_dir, "owner")
+
+    @property
+    def hook_socket(self) -> str:
+        return os.path.join(self.service_dir, "hook.sock")
+
+    @property
+    def owner_socket(self) -> str:
+        return os.path.join(self.owner_dir, "owner.sock")
+
+    @property
+    def public_key(self) -> str:
+        return os.path.join(self.service_dir, "signing.pub")
+
+    @property
+    def private_key(self) -> str:
+        return os.path.join(self.owner_dir, "signing.key")
+
+    def group_id(self) -> int | None:
+        if not self.agent_group:
+            return None
+        import grp
+
+        try:
+            return grp.getgrnam(self.agent_group).gr_gid
+        except KeyError:
+            if self.agent_group.isdigit():
+                return int(self.agent_group)
+            raise ValueError(f"unknown group `{self.agent_group}`") from None
+
+    def prepare(self) -> None:
+        """Make the directories with their modes (fixing them if they drifted)."""
+        if not os.path.isdir(self.home):
+            os.makedirs(self.home, mode=0o711)
+        gid = self.group_id()
+        os.makedirs(self.service_dir, exist_ok=True)
+        os.makedirs(self.owner_dir, exist_ok=True)
+        if gid is not None:
+            os.chown(self.service_dir, -1, gid)
+        os.chmod(self.service_dir, 0o750 if gid is not None else 0o700)
+        os.chmod(self.owner_dir, 0o700)
+
+    def secure_socket(self, path: str, shared: bool) -> None:
+        """Give a freshly bound socket its mode: the hook socket to the agent's
+        group too, the owner socket to the owner only."""
+        gid = self.group_id() if shared else None
+        if gid is not None:
+            os.chown(path, -1, gid)
+        os.chmod(path, 0o660 if gid is not None else 0o600)

@@ -1,0 +1,360 @@
+"""The service's core: judge a call, hold it, settle it once, tell everyone.
+
+`Service` owns the gate (policy, allowlist, session state), the approval log,
+the held calls and the channels that reach the owner. It runs in one event
+loop: `decide` judges and records a call and holds an ask (persisted before
+any channel hears of it); `wait` answers a hook's long poll with a signed
+answer; `answer` settles a held call for the owner; a sweeper times out what
+nobody answered. Every settlement is logged with who, where and when, and an
+answer other than an approval feeds the session's rejection memory.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import json
+import logging
+import os
+import time
+from collections.abc import Mapping
+from datetime import UTC, datetime
+from typing import Any, Protocol
+
+from redline.approve.client import call_digest
+from redline.approve.db import Database
+from redline.approve.pending import Held, Kind, PendingTable, State
+from redline.approve.signing import Signer
+from redline.audit.recorder import (
+    LogUnavailable,
+    Outcome,
+    deny_log_unavailable,
+    record_decision,
+    record_outcome,
+)
+from redline.audit.redact import redact_text, redact_value, secret_values
+from redline.audit.store import Store, open_store
+from redline.decision import Decision, Verdict
+from redline.gate.actions import ToolCall
+from redline.gatekeeper import Gate
+
+log = logging.getLogger("redline.approve")
+
+DEFAULT_TIMEOUT_S = 240.0
+SWEEP_S = 0.25
+RECHECK_S = 2.0
+SCOPES = ("once", "session", "always")
+
+
+class Channel(Protocol):
+    """A way to reach the owner: told of every held call and every settlement."""
+
+    name: str
+
+    async def start(self) -> None: ...
+
+    async def stop(self) -> None: ...
+
+    async def held(self, held: Held) -> None: ...
+
+    async def settled(self, held: Held) -> None: ...
+
+
+class AnswerError(Exception):
+    """An owner's answer that cannot be applied (unknown id, already settled)."""
+
+
+def shown_text(tool: str, args: Mapping[str, Any], known: Any) -> str:
+    """What the owner is shown: the exact command, or the tool's arguments."""
+    command = args.get("command") or args.get("cmd")
+    if isinstance(command, str):
+        return redact_text(command, known)
+    text = json.dumps(redact_value(dict(args), known), sort_keys=True, ensure_ascii=False)
+    return f"{tool} {text}"
+
+
+class Service:
+    def __init__(
+        self,
+        *,
+        gate: Gate,
+        signer: Signer,
+        store_url: str,
+        timeout_s: float = DEFAULT_TIMEOUT_S,
+        environ: Mapping[str, str] | None = None,
+    ) -> None:
+        self.gate = gate
+        self.signer = signer
+        self.timeout_s = timeout_s
+        self.store: Store = open_store(store_url)
+        self.db = Database(store_url)
+        self.pending = PendingTable(self.db)
+        self.channels: list[Channel] = []
+        self.environ = dict(os.environ if environ is None else environ)
+        self.known = secret_values(self.environ)
+        self.version = 0
+        self._changed = asyncio.Event()
+        self._events: dict[str, asyncio.Event] = {}
+        self._calls: dict[str, ToolCall] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._sweeper: asyncio.Task[None] | None = None
+        self.executors: dict[str, Any] = {}
+
+    # -- lifecycle
+    async def start(self) -> None:
+        for channel in self.channels:
+            await channel.start()
+        self._sweeper = asyncio.create_task(self._sweep())
+
+    async def stop(self) -> None:
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._sweeper
+        for channel in self.channels:
+            with contextlib.suppress(Exception):
+                await channel.stop()
+        self.store.close()
+        self.db.close()
+
+    # -- the agent's side
+    def judge(self, body: Mapping[str, Any]) -> tuple[ToolCall, Decision, int | None, str]:
+        tool, args = body.get("tool"), body.get("args") or {}
+        if not isinstance(tool, str) or not tool or not isinstance(args, dict):
+            raise ValueError("a call needs `tool` (a string) and `args` (an object)")
+        fields = [body.get(k) for k in ("cwd", "context", "session", "agent", "nonce")]
+        if not all(v is None or isinstance(v, str) for v in fields):
+            raise ValueError("`cwd`, `context`, `session`, `agent` and `nonce` must be strings")
+        cwd, context, session, agent, _ = fields
+        call = ToolCall(tool, args, cwd, context, session)
+        decision = self.gate.check(call)
+        try:
+            seq: int | None = record_decision(
+                self.store,
+                session=session,
+                context=context,
+                agent=agent,
+                tool=tool,
+                args=args,
+                decision=decision,
+                environ=self.environ,
+            )
+        except LogUnavailable as err:
+            decision, seq = deny_log_unavailable(err)._replace(hits=decision.hits), None
+        return call, decision, seq, call_digest(tool, args, cwd, session, context, agent)
+
+    def decide(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """Judge one call: a signed answer now, or a held request to wait on."""
+        nonce = body.get("nonce")
+        if not isinstance(nonce, str) or not 16 <= len(nonce) <= 128:
+            raise ValueError("a call needs a `nonce` of 16 to 128 characters")
+        call, decision, seq, digest = self.judge(body)
+        if decision.verdict is not Verdict.ASK:
+            verdict = str(decision.verdict)
+            answer = self.signer.sign(
+                request=f"auto-{seq}",
+                nonce=nonce,
+                call=digest,
+                outcome="auto",
+                verdict=verdict,
+                decision=decision.to_json(),
+            )
+            return {"status": "answered", **answer}
+        agent = body.get("agent")
+        held = self.hold(Kind.CALL, call, decision, seq, nonce, digest, agent)
+        return {"status": "pending", "request": held.id, "deadline": held.deadline}
+
+    def hold(
+        self,
+        kind: Kind,
+        call: ToolCall,
+        decision: Decision,
+        seq: int | None,
+        nonce: str,
+        digest: str,
+        agent: Any,
+        shown: str | None = None,
+    ) -> Held:
+        now = time.time()
+        args = redact_value(dict(call.args), self.known)
+        stored = {"tool": call.tool, "args": args, "cwd": call.cwd}
+        held = Held(
+            id=os.urandom(5).hex(),
+            kind=kind,
+            created=now,
+            deadline=now + self.timeout_s,
+            nonce=nonce,
+            call_hash=digest,
+            ref=seq,
+            session=call.session,
+            agent=agent if isinstance(agent, str) else None,
+            tool=call.tool,
+            context=decision.context or call.context,
+            call=json.dumps(stored, sort_keys=True),
+            shown=shown if shown is not None else shown_text(call.tool, call.args, self.known),
+            decision=json.dumps(decision.to_json(), sort_keys=True),
+        )
+        self.pending.insert(held)  # persisted before anyone is told
+        self._calls[held.id] = call
+        self._bump()
+        for channel in self.channels:
+            self._spawn(channel.held(held), f"{channel.name} held {held.id}")
+        return held
+
+    async def wait(self, held_id: str, wait_s: float) -> dict[str, Any] | None:
+        """A held call's signed answer, or `{"status": "pending"}` after
+        `wait_s`; `None` for an unknown id."""
+        end = time.monotonic() + max(0.0, min(wait_s, 60.0))
+        while True:
+            held = self.pending.get(held_id)
+            if held is None:
+                return None
+            if held.state is not State.PENDING:
+                return self.signed(held)
+            left = end - time.monotonic()
+            if left <= 0:
+                return {"status": "pending", "request": held.id, "deadline": held.deadline}
+            event = self._events.setdefault(held_id, asyncio.Event())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(event.wait(), min(left, RECHECK_S))
+
+    def signed(self, held: Held) -> dict[str, Any]:
+        answer = {
+            "by": held.answered_by,
+            "channel": held.channel,
+            "scope": held.scope,
+            "reason": held.reason,
+            "at": held.answered_at,
+        }
+        envelope = self.signer.sign(
+            request=held.id,
+            nonce=held.nonce,
+            call=held.call_hash,
+            outcome=held.state.value,
+            verdict="allow" if held.state is State.APPROVED else "deny",
+            decision=held.decision_value,
+            answer=answer,
+        )
+        return {"status": "answered", **envelope}
+
+    # -- the owner's side
+    async def answer(
+        self,
+        held_id: str,
+        state: State,
+        *,
+        by: str,
+        channel: str,
+        scope: str | None = None,
+        reason: str | None = None,
+    ) -> Held:
+        """Settle a held call for the owner; `AnswerError` if it cannot be."""
+        if state not in (State.APPROVED, State.REJECTED):
+            raise AnswerError(f"unknown answer `{state}`")
+        if state is State.APPROVED:
+            scope = scope or "once"
+            if scope not in SCOPES:
+                raise AnswerError(f"unknown scope `{scope}`; expected once, session or always")
+        held = self.pending.get(held_id)
+        if held is None:
+            raise AnswerError(f"no held call `{held_id}`")
+        if held.kind is Kind.PROPOSAL and state is State.APPROVED:
+            scope = "once"
+        settled = self.pending.resolve(
+            held,
+            state,
+            now=time.time(),
+            by=by,
+            channel=channel,
+            scope=scope if state is State.APPROVED else None,
+            reason=reason,
+        )
+        if settled is None:
+            current = self.pending.get(held_id) or held
+            if current.state is State.PENDING:
+                raise AnswerError(f"`{held_id}` is past its deadline")
+            raise AnswerError(f"`{held_id}` was already answered: {current.state.value}")
+        await self._settle(settled)
+        return settled
+
+    async def _settle(self, held: Held) -> None:
+        outcome = Outcome(held.state.value)
+        moment = datetime.fromtimestamp(held.answered_at or time.time(), UTC)
+        if held.ref is not None:
+            try:
+                record_outcome(
+                    self.store,
+                    ref=held.ref,
+                    outcome=outcome,
+                    approved_by=held.answered_by,
+                    approved_at=moment,
+                    channel=held.channel,
+                    session=held.session,
+                    agent=held.agent,
+                    tool=held.tool,
+                    reason=held.reason or "",
+                )
+            except LogUnavailable as err:
+                log.error("the outcome of %s could not be logged: %s", held.id, err)
+        if held.kind is Kind.CALL:
+            self._remember(held)
+        elif held.state is State.APPROVED:
+            execute = self.executors.get("proposal")
+            if execute is not None:
+                execute(held)
+        event = self._events.pop(held.id, None)
+        if event is not None:
+            event.set()
+        self._bump()
+        for channel in self.channels:
+            self._spawn(channel.settled(held), f"{channel.name} settled {held.id}")
+
+    def _remember(self, held: Held) -> None:
+        call = self._calls.pop(held.id, None)
+        if call is None:
+            stored = held.call_value
+            call = ToolCall(
+                stored["tool"], stored["args"], stored.get("cwd"), held.context, held.session
+            )
+        try:
+            self.gate.record_outcome(held.session, call, held.state.value, held.scope or "once")
+        except Exception:
+            log.exception("the gate could not remember the outcome of %s", held.id)
+
+    async def _sweep(self) -> None:
+        while True:
+            try:
+                await self.expire_due()
+            except Exception:
+                log.exception("the timeout sweep failed")
+            await asyncio.sleep(SWEEP_S)
+
+    async def expire_due(self) -> None:
+        now = time.time()
+        for held in self.pending.due(now):
+            settled = self.pending.resolve(held, State.TIMEOUT, now=now, channel="timeout")
+            if settled is not None:
+                await self._settle(settled)
+
+    # -- watchers (terminal, web)
+    def _bump(self) -> None:
+        self.version += 1
+        changed, self._changed = self._changed, asyncio.Event()
+        changed.set()
+
+    async def changes(self, since: int, wait_s: float) -> int:
+        if self.version == since:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._changed.wait(), max(0.0, min(wait_s, 60.0)))
+        return self.version
+
+    def _spawn(self, work: Any, what: str) -> None:
+        async def run() -> None:
+            try:
+                await work
+            except Exception:
+                log.exception("%s failed", what)
+
+        task = asyncio.create_task(run())
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)

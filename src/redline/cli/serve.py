@@ -1,0 +1,113 @@
+"""`redline serve`: the approval service (F-APPROVE-1)."""
+
+from __future__ import annotations
+
+import argparse
+import os
+import socket
+import sys
+from typing import Any
+
+from redline.cli import exitcodes
+
+
+def add_parser(sub: Any, name: str, help_text: str) -> None:
+    parser = sub.add_parser(
+        name,
+        help=help_text,
+        description="Run the approval service: hooks connect to its Unix socket in "
+        "$REDLINE_HOME/service; held calls wait for the owner's answer.",
+    )
+    parser.add_argument("--store", help="the log and service database (default: SQLite in home)")
+    parser.add_argument("--policy", help="the policy file (default: the configured policy)")
+    parser.add_argument(
+        "--timeout", type=float, default=240.0, help="seconds a held call waits (default 240)"
+    )
+    parser.add_argument("--http", metavar="[HOST:]PORT", help="also serve loopback HTTP")
+    parser.add_argument("--agent-group", help="the agent's group, which may use the hook socket")
+    parser.set_defaults(handler=run)
+
+
+def bind_unix(path: str) -> socket.socket:
+    """Bind `path`, replacing a stale socket file but never a live service."""
+    if os.path.exists(path):
+        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        probe.settimeout(1.0)
+        try:
+            probe.connect(path)
+        except OSError:
+            os.unlink(path)
+        else:
+            raise OSError(f"a service is already listening on `{path}`")
+        finally:
+            probe.close()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    old = os.umask(0o177)
+    try:
+        sock.bind(path)
+    finally:
+        os.umask(old)
+    sock.listen(1024)
+    return sock
+
+
+def bind_tcp(spec: str) -> socket.socket:
+    host, _, port = spec.rpartition(":")
+    host = host or "127.0.0.1"
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        raise ValueError(f"`--http {spec}` is not loopback; the service only listens on loopback")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    sock = socket.socket(family, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind((host, int(port)))
+    sock.listen(1024)
+    return sock
+
+
+def run(args: argparse.Namespace) -> int:
+    import uvicorn
+
+    from redline.approve.app import build
+    from redline.approve.paths import ServicePaths
+    from redline.approve.service import Service
+    from redline.approve.signing import Signer
+    from redline.audit.store import resolve_url
+    from redline.gatekeeper import Gate
+    from redline.home import home_dir
+    from redline.policy.load import PolicyError
+
+    paths = ServicePaths(home_dir(), args.agent_group)
+    try:
+        paths.prepare()
+        signer = Signer.load_or_create(paths)
+        gate = Gate.from_environ(os.environ, args.policy)
+        service = Service(
+            gate=gate,
+            signer=signer,
+            store_url=resolve_url(args.store, os.environ),
+            timeout_s=args.timeout,
+        )
+        sockets = [bind_unix(paths.hook_socket), bind_unix(paths.owner_socket)]
+        paths.secure_socket(paths.hook_socket, shared=True)
+        paths.secure_socket(paths.owner_socket, shared=False)
+        web: list[Any] | None = None
+        if args.http:
+            sockets.append(bind_tcp(args.http))
+            web = []
+    except (OSError, ValueError, PolicyError) as err:
+        sys.stderr.write(f"redline serve: {err}\n")
+        return exitcodes.ERROR
+    app = build(service, hook_socket=paths.hook_socket, owner_socket=paths.owner_socket, web=web)
+    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    server = uvicorn.Server(config)
+    sys.stderr.write(
+        f"redline serve: hooks connect to {paths.hook_socket}"
+        + (f", web page on http://{args.http}" if args.http else "")
+        + f"; key {signer.key_id}\n"
+    )
+    sys.stderr.flush()
+    server.run(sockets=sockets)
+    for path in (paths.hook_socket, paths.owner_socket):
+        if os.path.exists(path):
+            os.unlink(path)
+    return 0

@@ -1,0 +1,52 @@
+"""Factories for service tests: an isolated home (REDLINE_HOME and HOME in tmp
+dirs, passed explicitly to every process) and `redline serve` processes that
+are always stopped afterwards."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from servicekit import Env, ServiceProcess, make_env
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> Env:
+    return make_env(tmp_path)
+
+
+@pytest.fixture
+def make_service(env: Env) -> Iterator[Callable[..., ServiceProcess]]:
+    started: list[ServiceProcess] = []
+
+    def make(*args: str, environ: Env | None = None) -> ServiceProcess:
+        service = ServiceProcess(environ or env, *args)
+        started.append(service)
+        return service.start()
+
+    yield make
+    for service in started:
+        service.stop()
+
+
+@pytest.fixture
+def pg_url() -> Iterator[str]:
+    """A fresh PostgreSQL schema for the test, dropped afterwards (skips when
+    the server is unreachable, except in CI)."""
+    import os
+    import uuid
+
+    import psycopg
+
+    base = os.environ.get("REDLINE_TEST_POSTGRES", "postgresql://root@127.0.0.1:5432/test")
+    try:
+        psycopg.connect(base, connect_timeout=3).close()
+    except psycopg.Error:
+        if os.environ.get("CI"):
+            pytest.fail(f"PostgreSQL at `{base}` is unreachable and CI is set")
+        pytest.skip(f"PostgreSQL at `{base}` is unreachable")
+    schema = f"redline_test_{uuid.uuid4().hex[:16]}"
+    yield f"{base}?schema={schema}"
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE".encode())

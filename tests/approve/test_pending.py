@@ -1,0 +1,112 @@
+"""The pending table on both backends: an answer wins once, and an answer
+never beats the deadline (nor the timeout an answer)."""
+
+from __future__ import annotations
+
+import io
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from servicekit import Env, HookProcess, ServiceProcess, hook_payload
+
+from redline.approve.db import Database
+from redline.approve.pending import Held, Kind, PendingTable, State
+from redline.approve.terminal import describe, prompt
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def table(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[PendingTable]:
+    if request.param == "sqlite":
+        url = f"sqlite://{tmp_path}/log.sqlite3"
+    else:
+        url = request.getfixturevalue("pg_url")
+    db = Database(url)
+    yield PendingTable(db)
+    db.close()
+
+
+def make_held(held_id: str = "h1", deadline: float = 100.0) -> Held:
+    return Held(
+        id=held_id,
+        kind=Kind.CALL,
+        created=1.0,
+        deadline=deadline,
+        nonce="n" * 32,
+        call_hash="c" * 64,
+        ref=7,
+        session="s1",
+        agent="generic",
+        tool="Bash",
+        context="interactive",
+        call='{"args": {"command": "git push -f"}, "cwd": "/srv", "tool": "Bash"}',
+        shown="git push -f",
+        decision='{"rules": ["vcs.push-force"], "reason": "force push"}',
+    )
+
+
+def test_a_held_call_is_stored_whole(table: PendingTable) -> None:
+    held = make_held()
+    table.insert(held)
+    assert table.get("h1") == held
+    assert table.waiting() == [held]
+
+
+def test_the_first_answer_wins(table: PendingTable) -> None:
+    held = make_held()
+    table.insert(held)
+    first = table.resolve(held, State.APPROVED, now=10.0, by="ana", channel="web", scope="once")
+    assert first is not None and first.state is State.APPROVED
+    assert table.resolve(held, State.REJECTED, now=11.0, by="bo", channel="telegram") is None
+    assert table.get("h1") == first
+    assert table.waiting() == []
+    assert table.answered() == [first]
+
+
+def test_the_deadline_is_a_wall(table: PendingTable) -> None:
+    held = make_held(deadline=50.0)
+    table.insert(held)
+    assert table.resolve(held, State.APPROVED, now=50.0, by="ana", channel="web") is None
+    assert table.resolve(held, State.TIMEOUT, now=49.0) is None
+    assert table.due(49.0) == []
+    assert table.due(50.0) == [held]
+    timed_out = table.resolve(held, State.TIMEOUT, now=50.0, channel="timeout")
+    assert timed_out is not None and timed_out.state is State.TIMEOUT
+
+
+def test_notices_are_kept_per_channel(table: PendingTable) -> None:
+    table.note("h1", "telegram", "42", "1001")
+    table.note("h1", "telegram", "43", "1002")
+    assert sorted(table.notices("h1", "telegram")) == [("42", "1001"), ("43", "1002")]
+    assert table.notices("h1", "web") == []
+
+
+def test_describe_shows_the_command_and_rules() -> None:
+    row = make_held().to_json()
+    assert describe(row, now=40.0).splitlines() == [
+        "h1  call  agent generic  session s1  context interactive  1m00s left",
+        "  rules: vcs.push-force",
+        "  why:   force push",
+        "  $ git push -f",
+    ]
+
+
+def test_the_terminal_prompt_answers_calls_as_they_arrive(
+    env: Env, make_service: Callable[..., ServiceProcess]
+) -> None:
+    service = make_service()
+    hook = HookProcess(env, hook_payload("git push --force origin main"))
+    service.wait_pending(1)
+    out = io.StringIO()
+    end = time.monotonic() + 120
+    answered = prompt(
+        env["REDLINE_HOME"],
+        io.StringIO("s\n"),
+        out,
+        stop=lambda: time.monotonic() > end or "done" in out.getvalue(),
+        wait_s=1.0,
+    )
+    assert answered == 1
+    assert "$ git push --force origin main" in out.getvalue()
+    assert hook.result()[1]["code"] == "approved"
