@@ -99,7 +99,26 @@ def owner_routes(service: Service) -> list[BaseRoute]:
             return _error(409, str(err))
         return JSONResponse(held.to_json())
 
+    async def pair(request: Request) -> Response:
+        channel = request.path_params["channel"]
+        if channel not in ("telegram", "web"):
+            return _error(404, f"unknown channel `{channel}`; expected telegram or web")
+        code, expires = service.pairing.issue(channel)
+        return JSONResponse({"channel": channel, "code": code, "expires": expires})
+
+    async def paired(request: Request) -> Response:
+        return JSONResponse({"paired": [p.to_json() for p in service.pairing.paired()]})
+
+    async def revoke(request: Request) -> Response:
+        channel, sender = request.path_params["channel"], request.path_params["sender"]
+        if not service.pairing.revoke(channel, sender):
+            return _error(404, f"`{sender}` is not paired on {channel}")
+        return JSONResponse({"revoked": {"channel": channel, "sender": sender}})
+
     return [
+        Route("/v1/pair/{channel}", pair, methods=["POST"]),
+        Route("/v1/paired", paired, methods=["GET"]),
+        Route("/v1/paired/{channel}/{sender}/revoke", revoke, methods=["POST"]),
         Route("/v1/pending", pending, methods=["GET"]),
         Route("/v1/history", history, methods=["GET"]),
         Route("/v1/changes", changes, methods=["GET"]),

@@ -58,7 +58,7 @@ SCHEMA = (
         channel TEXT NOT NULL,
         chat TEXT NOT NULL,
         message TEXT NOT NULL,
-        PRIMARY KEY (id, channel, chat)
+        PRIMARY KEY (id, channel, chat, message)
     )""",
 )
 _COLUMNS = (

@@ -37,6 +37,7 @@ from redline.audit.store import Store, open_store
 from redline.decision import Decision, Verdict
 from redline.gate.actions import ToolCall
 from redline.gatekeeper import Gate
+from redline.pairing import Pairing
 
 log = logging.getLogger("redline.approve")
 
@@ -89,6 +90,7 @@ class Service:
         self.store: Store = open_store(store_url)
         self.db = Database(store_url)
         self.pending = PendingTable(self.db)
+        self.pairing = Pairing(self.db)
         self.channels: list[Channel] = []
         self.environ = dict(os.environ if environ is None else environ)
         self.known = secret_values(self.environ)

@@ -23,6 +23,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "pending": ("redline.cli.pending", "list the calls waiting for your approval"),
     "approve": ("redline.cli.pending", "approve a held call"),
     "reject": ("redline.cli.pending", "reject a held call"),
+    "pair": ("redline.cli.pair", "pair your Telegram chat or log in to the web page"),
 }
 
 

@@ -25,6 +25,11 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
     )
     parser.add_argument("--http", metavar="[HOST:]PORT", help="also serve loopback HTTP")
     parser.add_argument("--agent-group", help="the agent's group, which may use the hook socket")
+    parser.add_argument(
+        "--telegram-token-file",
+        help="a file holding the Telegram bot token (default: $REDLINE_TELEGRAM_TOKEN)",
+    )
+    parser.add_argument("--telegram-api", help="the Bot API server's root URL (a local Bot API)")
     parser.set_defaults(handler=run)
 
 
@@ -64,6 +69,13 @@ def bind_tcp(spec: str) -> socket.socket:
     return sock
 
 
+def _telegram_token(args: argparse.Namespace) -> str | None:
+    if args.telegram_token_file:
+        with open(args.telegram_token_file, encoding="utf-8") as source:
+            return source.read().strip() or None
+    return os.environ.get("REDLINE_TELEGRAM_TOKEN", "").strip() or None
+
+
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
@@ -94,6 +106,11 @@ def run(args: argparse.Namespace) -> int:
         if args.http:
             sockets.append(bind_tcp(args.http))
             web = []
+        token = _telegram_token(args)
+        if token:
+            from redline.approve.telegram import TelegramChannel
+
+            service.channels.append(TelegramChannel(service, token, base_url=args.telegram_api))
     except (OSError, ValueError, PolicyError) as err:
         sys.stderr.write(f"redline serve: {err}\n")
         return exitcodes.ERROR
