@@ -23,7 +23,9 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
     parser.add_argument(
         "--timeout", type=float, default=240.0, help="seconds a held call waits (default 240)"
     )
-    parser.add_argument("--http", metavar="[HOST:]PORT", help="also serve loopback HTTP")
+    parser.add_argument(
+        "--http", metavar="[HOST:]PORT", help="also serve loopback HTTP and the web page"
+    )
     parser.add_argument("--agent-group", help="the agent's group, which may use the hook socket")
     parser.add_argument(
         "--telegram-token-file",
@@ -104,8 +106,10 @@ def run(args: argparse.Namespace) -> int:
         paths.secure_socket(paths.owner_socket, shared=False)
         web: list[Any] | None = None
         if args.http:
+            from redline.approve.web import web_routes
+
             sockets.append(bind_tcp(args.http))
-            web = []
+            web = web_routes(service)
         token = _telegram_token(args)
         if token:
             from redline.approve.telegram import TelegramChannel
