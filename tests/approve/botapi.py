@@ -13,11 +13,13 @@ from typing import Any
 from urllib.parse import parse_qsl
 
 import uvicorn
+from servicekit import ServiceProcess, eventually
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+OWNER, STRANGER = 4242, 6666
 BOT = {"id": 777, "is_bot": True, "first_name": "redline", "username": "redline_test_bot"}
 
 
@@ -160,3 +162,26 @@ class BotApi:
     def edits_of(self, message_id: int) -> list[dict[str, Any]]:
         with self.lock:
             return [e for e in self.edits if int(e["message_id"]) == message_id]
+
+
+def pair_owner(service: ServiceProcess, bot: BotApi) -> None:
+    status, reply = service.owner("POST", "/v1/pair/telegram")
+    assert status == 200
+    bot.say(OWNER, f"/pair {reply['code']}")
+    eventually(lambda: any("Paired" in m["text"] for m in bot.sent_to(OWNER)), what="pairing")
+
+
+def request_message(bot: BotApi, chat: int = OWNER) -> dict[str, Any]:
+    found: dict[str, Any] = eventually(
+        lambda: next((m for m in bot.sent_to(chat) if "reply_markup" in m), None),
+        what="the approval request",
+    )
+    return found
+
+
+def edited(bot: BotApi, message_id: int, word: str) -> str:
+    text: str = eventually(
+        lambda: next((e["text"] for e in bot.edits_of(message_id) if word in e["text"]), None),
+        what=f"the message edited to `{word}`",
+    )
+    return text

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
+from botapi import BotApi
 from servicekit import Env, ServiceProcess, make_env
 
 
@@ -50,3 +51,24 @@ def pg_url() -> Iterator[str]:
     yield f"{base}?schema={schema}"
     with psycopg.connect(base, autocommit=True) as conn:
         conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE".encode())
+
+
+@pytest.fixture
+def bot() -> Iterator[BotApi]:
+    """The local Bot API stand-in, on 127.0.0.1."""
+    api = BotApi().start()
+    yield api
+    api.stop()
+
+
+@pytest.fixture
+def telegram(
+    env: Env, bot: BotApi, make_service: Callable[..., ServiceProcess]
+) -> Callable[..., ServiceProcess]:
+    """Start `redline serve` with its bot talking to the stand-in."""
+
+    def start(*args: str) -> ServiceProcess:
+        environ = {**env, "REDLINE_TELEGRAM_TOKEN": "123456:TEST-token"}
+        return make_service("--telegram-api", bot.url, *args, environ=environ)
+
+    return start

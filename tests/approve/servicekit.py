@@ -13,8 +13,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from redline.approve.client import Unreachable, exchange
 from redline.approve.paths import ServicePaths
+from redline.approve.wire import Unreachable, exchange
 
 Env = dict[str, str]
 HERE = Path(__file__).parent

@@ -3,56 +3,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
-from typing import Any
+from collections.abc import Callable
 
-import pytest
-from botapi import BotApi
+from botapi import OWNER, STRANGER, BotApi, edited, pair_owner, request_message
 from servicekit import Env, HookProcess, ServiceProcess, eventually, hook_payload, outcomes
 
-OWNER, STRANGER = 4242, 6666
 ASKED = "git push --force origin main"
-
-
-@pytest.fixture
-def bot() -> Iterator[BotApi]:
-    api = BotApi().start()
-    yield api
-    api.stop()
-
-
-@pytest.fixture
-def telegram(
-    env: Env, bot: BotApi, make_service: Callable[..., ServiceProcess]
-) -> Callable[..., ServiceProcess]:
-    def start(*args: str) -> ServiceProcess:
-        environ = {**env, "REDLINE_TELEGRAM_TOKEN": "123456:TEST-token"}
-        return make_service("--telegram-api", bot.url, *args, environ=environ)
-
-    return start
-
-
-def pair_owner(service: ServiceProcess, bot: BotApi) -> None:
-    status, reply = service.owner("POST", "/v1/pair/telegram")
-    assert status == 200
-    bot.say(OWNER, f"/pair {reply['code']}")
-    eventually(lambda: any("Paired" in m["text"] for m in bot.sent_to(OWNER)), what="pairing")
-
-
-def request_message(bot: BotApi, chat: int = OWNER) -> dict[str, Any]:
-    found: dict[str, Any] = eventually(
-        lambda: next((m for m in bot.sent_to(chat) if "reply_markup" in m), None),
-        what="the approval request",
-    )
-    return found
-
-
-def edited(bot: BotApi, message_id: int, word: str) -> str:
-    text: str = eventually(
-        lambda: next((e["text"] for e in bot.edits_of(message_id) if word in e["text"]), None),
-        what=f"the message edited to `{word}`",
-    )
-    return text
 
 
 def test_the_owner_approves_with_a_tap_and_strangers_are_ignored(

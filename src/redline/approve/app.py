@@ -58,12 +58,27 @@ def agent_routes(service: Service) -> list[BaseRoute]:
             return _error(404, "no such request")
         return JSONResponse(answer)
 
+    async def propose(request: Request) -> Response:
+        try:
+            return JSONResponse(service.propose(await _body(request)))
+        except ValueError as err:
+            return _error(400, str(err))
+
+    async def question(request: Request) -> Response:
+        return JSONResponse({"question": service.proposals.open_question()})
+
+    async def shared(request: Request) -> Response:
+        return JSONResponse(service.proposals.state())
+
     async def health(request: Request) -> Response:
         return JSONResponse({"ok": True, "key": service.signer.key_id})
 
     return [
         Route("/v1/decide", decide, methods=["POST"]),
         Route("/v1/held/{id}", held, methods=["GET"]),
+        Route("/v1/proposals", propose, methods=["POST"]),
+        Route("/v1/questions/open", question, methods=["GET"]),
+        Route("/v1/shared", shared, methods=["GET"]),
         Route("/v1/health", health, methods=["GET"]),
     ]
 
@@ -115,7 +130,22 @@ def owner_routes(service: Service) -> list[BaseRoute]:
             return _error(404, f"`{sender}` is not paired on {channel}")
         return JSONResponse({"revoked": {"channel": channel, "sender": sender}})
 
+    async def add_question(request: Request) -> Response:
+        try:
+            body = await _body(request)
+            service.proposals.add_question(str(body["id"]), str(body["text"]))
+        except (ValueError, KeyError) as err:
+            return _error(400, f"a question needs `id` and `text` ({err})")
+        return JSONResponse({"question": service.proposals.open_question()})
+
+    async def revoke_digest(request: Request) -> Response:
+        if not service.proposals.revoke(request.path_params["id"]):
+            return _error(404, "no such shared digest")
+        return JSONResponse(service.proposals.state())
+
     return [
+        Route("/v1/questions", add_question, methods=["POST"]),
+        Route("/v1/digests/{id}/revoke", revoke_digest, methods=["POST"]),
         Route("/v1/pair/{channel}", pair, methods=["POST"]),
         Route("/v1/paired", paired, methods=["GET"]),
         Route("/v1/paired/{channel}/{sender}/revoke", revoke, methods=["POST"]),

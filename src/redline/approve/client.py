@@ -14,19 +14,18 @@ from __future__ import annotations
 import base64
 import json
 import os
-import socket
 import time
 from collections.abc import Mapping
 from typing import IO, TYPE_CHECKING, Any
 
 from redline.approve.paths import ServicePaths
+from redline.approve.wire import Disconnected, Unreachable, exchange
 from redline.decision import Decision, RuleHit, Severity, Span, Verdict
 
 if TYPE_CHECKING:
     from redline.hooks.base import HookAdapter, HookReply, Settings
 
 CONNECT_TIMEOUT_S = 1.0
-DECIDE_TIMEOUT_S = 30.0
 LONG_POLL_S = 20.0
 GRACE_S = 15.0
 """How long past the deadline a hook keeps asking for the timeout's answer."""
@@ -35,14 +34,6 @@ NO_RETRY = (
     "Do not retry it another way (another tool, another spelling, a script or a sub-agent): "
     "the owner's answer is not an obstacle."
 )
-
-
-class Unreachable(Exception):
-    """The service could not be reached (connect failed or timed out)."""
-
-
-class Disconnected(Exception):
-    """The service was reached but the exchange broke off."""
 
 
 class Unverified(Exception):
@@ -72,57 +63,6 @@ def call_digest(
     }
     text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
     return hashlib.sha256(text.encode()).hexdigest()
-
-
-def exchange(
-    address: str,
-    method: str,
-    path: str,
-    body: Any = None,
-    *,
-    timeout: float = DECIDE_TIMEOUT_S,
-    connect_timeout: float = CONNECT_TIMEOUT_S,
-    headers: Mapping[str, str] | None = None,
-) -> tuple[int, Any]:
-    """One HTTP/1.1 request to a Unix socket path or `HOST:PORT`; JSON both ways."""
-    if address.startswith("/"):
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        target: Any = address
-    else:
-        host, _, port = address.rpartition(":")
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        target = (host, int(port))
-    try:
-        sock.settimeout(connect_timeout)
-        try:
-            sock.connect(target)
-        except OSError as err:
-            raise Unreachable(f"cannot connect to `{address}` ({err.strerror or err})") from None
-        sock.settimeout(timeout)
-        data = b"" if body is None else json.dumps(body).encode()
-        extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
-        head = (
-            f"{method} {path} HTTP/1.1\r\nHost: redline\r\nContent-Type: application/json\r\n"
-            f"Content-Length: {len(data)}\r\n{extra}Connection: close\r\n\r\n"
-        )
-        try:
-            sock.sendall(head.encode() + data)
-            chunks = []
-            while chunk := sock.recv(65536):
-                chunks.append(chunk)
-        except OSError as err:
-            raise Disconnected(f"the exchange with `{address}` broke off ({err})") from None
-    finally:
-        sock.close()
-    raw = b"".join(chunks)
-    top, sep, payload = raw.partition(b"\r\n\r\n")
-    if not sep:
-        raise Disconnected(f"`{address}` closed the connection without an answer")
-    try:
-        status = int(top.split(b" ", 2)[1])
-        return status, json.loads(payload) if payload else None
-    except (IndexError, ValueError):
-        raise Disconnected(f"`{address}` sent something that is not an answer") from None
 
 
 def pinned_key(paths: ServicePaths, key: str | None = None) -> bytes:
@@ -198,20 +138,48 @@ def decide_via_service(
 ) -> Decision:
     """The service's verified answer for one call, waiting while it is held.
     Never raises for a service problem: every failure is a deny."""
-    paths = ServicePaths(home)
-    where = address or paths.hook_socket
+    request = {"tool": tool, "args": dict(args), "cwd": cwd, "session": session}
+    request.update({"context": context, "agent": agent})
+    digest = call_digest(tool, args, cwd, session, context, agent)
+    where = address or ServicePaths(home).hook_socket
+    return _ask(where, "/v1/decide", request, digest, home, key, connect_timeout)
+
+
+def propose_via_service(
+    kind: str,
+    args: Mapping[str, Any],
+    *,
+    session: str | None = None,
+    agent: str | None = None,
+    home: str,
+    key: str | None = None,
+    address: str | None = None,
+    connect_timeout: float = CONNECT_TIMEOUT_S,
+) -> Decision:
+    """Propose an action (F-APPROVE-5) and wait for the owner: allow means the
+    service carried it out."""
+    request = {"kind": kind, "args": dict(args), "session": session, "agent": agent}
+    digest = call_digest(kind, args, None, session, None, agent)
+    where = address or ServicePaths(home).hook_socket
+    return _ask(where, "/v1/proposals", request, digest, home, key, connect_timeout)
+
+
+def _ask(
+    where: str,
+    path: str,
+    request: dict[str, Any],
+    digest: str,
+    home: str,
+    key: str | None,
+    connect_timeout: float,
+) -> Decision:
     try:
-        pinned = pinned_key(paths, key)
+        pinned = pinned_key(ServicePaths(home), key)
     except Unverified as err:
         return unverified(err.code, str(err))
-    nonce = os.urandom(16).hex()
-    digest = call_digest(tool, args, cwd, session, context, agent)
-    request = {"tool": tool, "args": dict(args), "cwd": cwd, "session": session}
-    request.update({"context": context, "agent": agent, "nonce": nonce})
+    nonce = request["nonce"] = os.urandom(16).hex()
     try:
-        status, reply = exchange(
-            where, "POST", "/v1/decide", request, connect_timeout=connect_timeout
-        )
+        status, reply = exchange(where, "POST", path, request, connect_timeout=connect_timeout)
     except (Unreachable, Disconnected) as err:
         return unreachable(str(err))
     if status != 200 or not isinstance(reply, dict):
@@ -301,13 +269,16 @@ def from_answer(body: Mapping[str, Any]) -> Decision:
             tuple(str(n) for n in decision.get("notes", ())),
         )
     who = f"{answer.get('by') or 'the owner'} via {answer.get('channel') or 'the service'}"
+    proposal = decision.get("code") == "proposal"
+    what = "proposal" if proposal else "call"
     if outcome == "approved" and body.get("verdict") == "allow":
         scope = answer.get("scope") or "once"
-        reason = f"the owner approved this call ({who}, {scope}); it runs"
+        done = "the service carried it out" if proposal else "it runs"
+        reason = f"the owner approved this {what} ({who}, {scope}); {done}"
         return Decision(Verdict.ALLOW, hits, reason, code="approved", context=context)
     if outcome == "rejected":
         said = str(answer.get("reason") or "").strip()
-        reason = f"the owner rejected this call ({who})" + (f": {said}" if said else "")
+        reason = f"the owner rejected this {what} ({who})" + (f": {said}" if said else "")
         repair = (
             "tell the owner plainly that it was not done because they declined it; do not try "
             f"again. {NO_RETRY}"

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 from redline.approve.client import call_digest
 from redline.approve.db import Database
 from redline.approve.pending import Held, Kind, PendingTable, State
+from redline.approve.proposals import ProposalError, Proposals
 from redline.approve.signing import Signer
 from redline.audit.recorder import (
     LogUnavailable,
@@ -91,6 +92,7 @@ class Service:
         self.db = Database(store_url)
         self.pending = PendingTable(self.db)
         self.pairing = Pairing(self.db)
+        self.proposals = Proposals(self.db)
         self.channels: list[Channel] = []
         self.environ = dict(os.environ if environ is None else environ)
         self.known = secret_values(self.environ)
@@ -100,7 +102,6 @@ class Service:
         self._calls: dict[str, ToolCall] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._sweeper: asyncio.Task[None] | None = None
-        self.executors: dict[str, Any] = {}
 
     # -- lifecycle
     async def start(self) -> None:
@@ -164,6 +165,38 @@ class Service:
             return {"status": "answered", **answer}
         agent = body.get("agent")
         held = self.hold(Kind.CALL, call, decision, seq, nonce, digest, agent)
+        return {"status": "pending", "request": held.id, "deadline": held.deadline}
+
+    def propose(self, body: Mapping[str, Any]) -> dict[str, Any]:
+        """Hold a proposal for the owner; the service carries it out on approval."""
+        kind, nonce = body.get("kind"), body.get("nonce")
+        if not isinstance(kind, str) or not isinstance(nonce, str) or not 16 <= len(nonce) <= 128:
+            raise ValueError("a proposal needs `kind` and a `nonce` of 16 to 128 characters")
+        session, agent = body.get("session"), body.get("agent")
+        if not all(v is None or isinstance(v, str) for v in (session, agent)):
+            raise ValueError("`session` and `agent` must be strings")
+        raw = body.get("args") or {}
+        if not isinstance(raw, dict):
+            raise ValueError("`args` must be an object")
+        args, shown = self.proposals.validate(kind, redact_value(raw, self.known))
+        call = ToolCall(kind, args, None, None, session)
+        decision = Decision(
+            Verdict.ASK,
+            reason=f"`{kind}` is only ever proposed: the owner decides",
+            code="proposal",
+        )
+        seq = record_decision(
+            self.store,
+            session=session,
+            context=None,
+            agent=agent,
+            tool=kind,
+            args=args,
+            decision=decision,
+            environ=self.environ,
+        )
+        digest = call_digest(kind, raw, None, session, None, agent)
+        held = self.hold(Kind.PROPOSAL, call, decision, seq, nonce, digest, agent, shown=shown)
         return {"status": "pending", "request": held.id, "deadline": held.deadline}
 
     def hold(
@@ -262,6 +295,10 @@ class Service:
             raise AnswerError(f"no held call `{held_id}`")
         if held.kind is Kind.PROPOSAL and state is State.APPROVED:
             scope = "once"
+            try:
+                self.proposals.check(held)
+            except ProposalError as err:
+                raise AnswerError(str(err)) from None
         settled = self.pending.resolve(
             held,
             state,
@@ -301,9 +338,10 @@ class Service:
         if held.kind is Kind.CALL:
             self._remember(held)
         elif held.state is State.APPROVED:
-            execute = self.executors.get("proposal")
-            if execute is not None:
-                execute(held)
+            try:
+                self.proposals.execute(held)
+            except Exception:
+                log.exception("approved proposal %s could not be carried out", held.id)
         event = self._events.pop(held.id, None)
         if event is not None:
             event.set()

@@ -12,8 +12,8 @@ import time
 from collections.abc import Callable
 from typing import IO, Any
 
-from redline.approve.client import Disconnected, Unreachable, exchange
 from redline.approve.paths import ServicePaths
+from redline.approve.wire import Disconnected, Unreachable, exchange
 
 
 class ServiceError(Exception):

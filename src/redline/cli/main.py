@@ -24,6 +24,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "approve": ("redline.cli.pending", "approve a held call"),
     "reject": ("redline.cli.pending", "reject a held call"),
     "pair": ("redline.cli.pair", "pair your Telegram chat or log in to the web page"),
+    "propose": ("redline.cli.propose", "propose an action only the owner can approve"),
 }
 
 
