@@ -33,7 +33,7 @@ from redline.audit.recorder import (
     record_decision,
     record_outcome,
 )
-from redline.audit.redact import redact_text, redact_value, secret_values
+from redline.audit.redact import is_secret_name, redact_text, redact_value, secret_values
 from redline.audit.store import Store, open_store
 from redline.decision import Decision, Verdict
 from redline.gate.actions import ToolCall
@@ -94,7 +94,9 @@ class Service:
         self.pairing = Pairing(self.db)
         self.proposals = Proposals(self.db)
         self.channels: list[Channel] = []
-        self.environ = dict(os.environ if environ is None else environ)
+        every = os.environ if environ is None else environ
+        # Only the secret-named variables: the log redacts their values.
+        self.environ = {k: v for k, v in every.items() if is_secret_name(k)}
         self.known = secret_values(self.environ)
         self.version = 0
         self._changed = asyncio.Event()

@@ -1,0 +1,201 @@
+"""Approval service benchmark: a real `redline serve`, measured from outside.
+
+Run as `python bench/bench_service.py` (about a minute). It prints:
+- auto-decided calls per second through the hook socket and through loopback
+  HTTP (load from a separate process: keep-alive connections, one request in
+  flight on each), target >= 3,000/s on 2 cores;
+- p50/p99 latency of one auto decision on a kept-alive connection, and of a
+  whole hook-style exchange (connect, ask, verify the signature), target p99
+  <= 5 ms;
+- the time from an asked call to the Telegram stand-in receiving the owner's
+  message, target <= 100 ms;
+- the service's memory with 1,000 calls pending.
+Options: `--store URL` (default SQLite in a temp dir), `--seconds`, `--connections`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import os
+import socket
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests" / "approve"))
+
+from botapi import OWNER, BotApi, pair_owner  # noqa: E402
+from servicekit import POLICY, ServiceProcess, eventually, make_env  # noqa: E402
+
+from redline.approve.client import decide_via_service  # noqa: E402
+from redline.approve.wire import exchange  # noqa: E402
+
+AUTO = {"tool": "Bash", "args": {"command": "ls -la /srv/app"}, "cwd": "/srv/app"}
+ASKED = {"tool": "Bash", "args": {"command": "git push --force origin main"}, "cwd": "/srv/app"}
+
+
+def request_bytes(body: dict[str, Any], n: int) -> bytes:
+    data = json.dumps({**body, "session": f"bench-{n % 64}", "nonce": f"{n:032x}"}).encode()
+    head = (
+        "POST /v1/decide HTTP/1.1\r\nHost: redline\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(data)}\r\n\r\n"
+    )
+    return head.encode() + data
+
+
+async def _read_reply(reader: asyncio.StreamReader) -> bytes:
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n"):
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    return await reader.readexactly(length)
+
+
+async def _connect(address: str) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    if address.startswith("/"):
+        return await asyncio.open_unix_connection(address)
+    host, _, port = address.rpartition(":")
+    return await asyncio.open_connection(host, int(port))
+
+
+async def _load(address: str, seconds: float, connections: int, base: int) -> int:
+    end = time.perf_counter() + seconds
+    done = 0
+
+    async def worker(k: int) -> None:
+        nonlocal done
+        reader, writer = await _connect(address)
+        n = base + k * 10_000_000
+        while time.perf_counter() < end:
+            writer.write(request_bytes(AUTO, n))
+            body = await _read_reply(reader)
+            if b'"answered"' not in body:
+                raise RuntimeError(body[:200])
+            n += 1
+            done += 1
+        writer.close()
+
+    await asyncio.gather(*(worker(k) for k in range(connections)))
+    return done
+
+
+def _load_process(address: str, seconds: float, connections: int, base: int, out: Any) -> None:
+    out.put(asyncio.run(_load(address, seconds, connections, base)))
+
+
+def throughput(address: str, seconds: float, connections: int) -> float:
+    queue: Any = multiprocessing.Queue()
+    start = time.perf_counter()
+    proc = multiprocessing.Process(
+        target=_load_process, args=(address, seconds, connections, int(start * 1000), queue)
+    )
+    proc.start()
+    count = int(queue.get(timeout=seconds + 120))
+    proc.join()
+    return count / seconds
+
+
+async def _latency(address: str, count: int) -> list[float]:
+    reader, writer = await _connect(address)
+    times = []
+    for n in range(count):
+        payload = request_bytes(AUTO, 900_000_000 + n)
+        start = time.perf_counter()
+        writer.write(payload)
+        await _read_reply(reader)
+        times.append(time.perf_counter() - start)
+    writer.close()
+    return times
+
+
+def percentiles(times: list[float]) -> str:
+    ordered = sorted(times)
+    p50 = statistics.median(ordered) * 1000
+    p99 = ordered[int(len(ordered) * 0.99) - 1] * 1000
+    return f"p50 {p50:.2f} ms, p99 {p99:.2f} ms (n={len(ordered)})"
+
+
+def rss_kib(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1])
+    return 0
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--store", help="the service's store URL (default: SQLite in a temp dir)")
+    parser.add_argument("--seconds", type=float, default=5.0)
+    parser.add_argument("--connections", type=int, default=16)
+    args = parser.parse_args()
+    print(f"# bench_service on {os.cpu_count()} cores, python {sys.version.split()[0]}")
+    with tempfile.TemporaryDirectory() as tmp:
+        token = {"REDLINE_TELEGRAM_TOKEN": "123456:BENCH"}  # the stand-in takes any token
+        env = make_env(Path(tmp), **token)
+        bot = BotApi().start()
+        port = free_port()
+        extra = ["--http", f"127.0.0.1:{port}", "--telegram-api", bot.url, "--timeout", "600"]
+        if args.store:
+            extra += ["--store", args.store]
+        service = ServiceProcess(env, *extra).start()
+        assert service.proc is not None
+        try:
+            print(f"policy {POLICY.name}, store {args.store or 'sqlite (default)'}")
+            sock, http = service.paths.hook_socket, f"127.0.0.1:{port}"
+            for label, address in (("unix socket", sock), ("loopback HTTP", http)):
+                rate = throughput(address, args.seconds, args.connections)
+                print(f"auto decisions through the {label}: {rate:,.0f} calls/s "
+                      f"({args.connections} keep-alive connections, one process)")  # fmt: skip
+            times = asyncio.run(_latency(sock, 3000))
+            print(f"auto decision latency, kept-alive unix socket: {percentiles(times)}")
+            hook_times = []
+            for _ in range(500):
+                start = time.perf_counter()
+                decide_via_service(
+                    "Bash", {"command": "ls"}, cwd="/srv", session="lat", home=env["REDLINE_HOME"]
+                )
+                hook_times.append(time.perf_counter() - start)
+            print(f"hook-style exchange (connect, ask, verify): {percentiles(hook_times)}")
+
+            pair_owner(service, bot)
+            delays = []
+            for n in range(50):
+                before = len(bot.sent_to(OWNER))
+                start = time.time()
+                exchange(sock, "POST", "/v1/decide", {**ASKED, "session": f"t{n}",
+                                                      "nonce": f"{n:032x}"})  # fmt: skip
+                eventually(lambda b=before: len(bot.sent_to(OWNER)) > b, 60, "the message")
+                delays.append(bot.sent_to(OWNER)[-1]["at"] - start)
+            print(f"asked call to Telegram stand-in message: {percentiles(delays)}")
+
+            base = rss_kib(service.proc.pid)
+            for n in range(1000):
+                exchange(sock, "POST", "/v1/decide", {**ASKED, "session": f"m{n}",
+                                                      "nonce": f"{n + 10**6:032x}"})  # fmt: skip
+            held = len(service.pending())
+            grown = rss_kib(service.proc.pid)
+            each = (grown - base) / max(held - 50, 1)
+            print(f"memory: {base / 1024:.1f} MiB before, {grown / 1024:.1f} MiB with "
+                  f"{held} calls pending ({each:.1f} KiB each)")  # fmt: skip
+        finally:
+            service.stop()
+            bot.stop()
+
+
+if __name__ == "__main__":
+    main()
