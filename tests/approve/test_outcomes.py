@@ -169,3 +169,20 @@ def test_postgres_store_behaves_the_same(
     assert (code, decision["verdict"]) == (0, "allow")
     [outcome] = outcomes(env, pg_url)
     assert (outcome.outcome, outcome.channel) == ("approved", "terminal")
+
+
+def test_the_agents_group_may_use_the_hook_socket_only(
+    env: Env, make_service: Callable[..., ServiceProcess]
+) -> None:
+    import grp
+
+    group = grp.getgrgid(os.getgid()).gr_name
+    service = make_service("--agent-group", group)
+    paths = service.paths
+    assert os.stat(paths.service_dir).st_mode & 0o777 == 0o750
+    assert os.stat(paths.hook_socket).st_mode & 0o777 == 0o660
+    assert os.stat(paths.hook_socket).st_gid == os.getgid()
+    assert os.stat(paths.owner_dir).st_mode & 0o777 == 0o700
+    assert os.stat(paths.owner_socket).st_mode & 0o777 == 0o600
+    code, decision = run_hook(env, hook_payload("ls /srv"))
+    assert (code, decision["verdict"]) == (0, "allow")

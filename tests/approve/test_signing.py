@@ -16,6 +16,7 @@ from typing import Any
 
 import pytest
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
+from servicekit import hook_payload, make_env, run_hook
 
 from redline.approve.client import Unverified, call_digest, decide_via_service, verify
 from redline.approve.paths import ServicePaths
@@ -172,3 +173,7 @@ def test_a_hook_blocks_what_it_cannot_verify(
     decision = decide_via_service("Bash", {"command": "ls"}, cwd="/srv", session="s1", home=home)
     assert (decision.verdict, decision.code) == (Verdict.DENY, f"gate-unverified ({code})")
     assert f"`gate-unverified ({code})`" in decision.repair
+    # and a real hook process, as an agent's host runs it
+    env = make_env(Path(home).parent, REDLINE_HOME=home)
+    exit_code, shown = run_hook(env, hook_payload("ls /srv"))
+    assert (exit_code, shown["verdict"], shown["code"]) == (4, "deny", f"gate-unverified ({code})")

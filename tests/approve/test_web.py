@@ -60,6 +60,12 @@ def test_the_session_cookie_is_httponly_and_samesite(
     assert "default-src 'none'" in reply.headers["content-security-policy"]
 
 
+def test_only_loopback_host_names_are_served(client: httpx.Client) -> None:
+    assert client.get("/login", headers={"host": "evil.example"}).status_code == 400
+    assert client.get("/v1/health", headers={"host": "rebound.example:80"}).status_code == 400
+    assert client.get("/login", headers={"host": "localhost"}).status_code == 200
+
+
 def test_nothing_without_logging_in(client: httpx.Client) -> None:
     assert client.get("/").headers["location"] == "/login"
     for path in ("/api/pending", "/api/history", "/api/rules", "/api/session"):

@@ -13,6 +13,8 @@ from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
 from starlette.applications import Starlette
+from starlette.middleware import Middleware
+from starlette.middleware.trustedhost import TrustedHostMiddleware
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
@@ -203,14 +205,17 @@ def build(
     hook_socket: str,
     owner_socket: str,
     web: list[BaseRoute] | None = None,
-    extra_agent: list[BaseRoute] | None = None,
-    extra_owner: list[BaseRoute] | None = None,
 ) -> Dispatch:
-    agent = agent_routes(service) + (extra_agent or [])
-    owner = agent + owner_routes(service) + (extra_owner or [])
+    agent = agent_routes(service)
+    owner = agent + owner_routes(service)
     apps = {
         hook_socket: Starlette(routes=agent, lifespan=_no_lifespan),
         owner_socket: Starlette(routes=owner, lifespan=_no_lifespan),
     }
-    tcp = Starlette(routes=agent + (web or []), lifespan=_no_lifespan) if web is not None else None
+    tcp = None
+    if web is not None:
+        # Loopback names only: a page on another site rebound to 127.0.0.1 is refused.
+        loopback = ["127.0.0.1", "localhost"]
+        middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=loopback)]
+        tcp = Starlette(routes=agent + web, middleware=middleware, lifespan=_no_lifespan)
     return Dispatch(service, apps, tcp)

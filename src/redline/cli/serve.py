@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import logging
 import os
 import socket
 import sys
@@ -85,11 +86,14 @@ def run(args: argparse.Namespace) -> int:
     from redline.approve.paths import ServicePaths
     from redline.approve.service import Service
     from redline.approve.signing import Signer
-    from redline.audit.store import resolve_url
+    from redline.audit.store import LogUnavailable, resolve_url
     from redline.gatekeeper import Gate
     from redline.home import home_dir
     from redline.policy.load import PolicyError
 
+    logging.basicConfig(
+        level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s: %(message)s"
+    )
     paths = ServicePaths(home_dir(), args.agent_group)
     try:
         paths.prepare()
@@ -115,7 +119,7 @@ def run(args: argparse.Namespace) -> int:
             from redline.approve.telegram import TelegramChannel
 
             service.channels.append(TelegramChannel(service, token, base_url=args.telegram_api))
-    except (OSError, ValueError, PolicyError) as err:
+    except (OSError, ValueError, PolicyError, LogUnavailable) as err:
         sys.stderr.write(f"redline serve: {err}\n")
         return exitcodes.ERROR
     app = build(service, hook_socket=paths.hook_socket, owner_socket=paths.owner_socket, web=web)
@@ -123,7 +127,7 @@ def run(args: argparse.Namespace) -> int:
     server = uvicorn.Server(config)
     sys.stderr.write(
         f"redline serve: hooks connect to {paths.hook_socket}"
-        + (f", web page on http://{args.http}" if args.http else "")
+        + (f", web page on http://127.0.0.1:{sockets[-1].getsockname()[1]}" if web else "")
         + f"; key {signer.key_id}\n"
     )
     sys.stderr.flush()
