@@ -110,3 +110,45 @@ def test_the_terminal_prompt_answers_calls_as_they_arrive(
     assert answered == 1
     assert "$ git push --force origin main" in out.getvalue()
     assert hook.result()[1]["code"] == "approved"
+
+
+def test_a_held_call_is_stored_before_any_channel_hears_of_it(tmp_path: Path) -> None:
+    import asyncio
+
+    from servicekit import POLICY
+
+    from redline.approve.paths import ServicePaths
+    from redline.approve.service import Service
+    from redline.approve.signing import Signer
+    from redline.gatekeeper import Gate
+
+    url = f"sqlite://{tmp_path}/log.sqlite3"
+    seen: list[Held | None] = []
+
+    class Witness:
+        name = "witness"
+
+        async def start(self) -> None: ...
+
+        async def stop(self) -> None: ...
+
+        async def held(self, held: Held) -> None:
+            other = Database(url)  # another connection sees only what was committed
+            seen.append(PendingTable(other).get(held.id))
+            other.close()
+
+        async def settled(self, held: Held) -> None: ...
+
+    async def run() -> str:
+        paths = ServicePaths(str(tmp_path / "redline"))
+        signer = Signer.load_or_create(paths)
+        service = Service(gate=Gate(POLICY), signer=signer, store_url=url)
+        service.channels.append(Witness())
+        call = {"tool": "Bash", "args": {"command": "git push -f origin main"}, "cwd": "/srv"}
+        reply = service.decide({**call, "nonce": "n" * 32})
+        await asyncio.sleep(0.2)
+        await service.stop()
+        return str(reply["request"])
+
+    held_id = asyncio.run(run())
+    assert [h.id if h else None for h in seen] == [held_id]
