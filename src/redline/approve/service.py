@@ -19,8 +19,9 @@ import os
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
+from redline.approve.channel import Channel, shown_text
 from redline.approve.client import call_digest
 from redline.approve.db import Database
 from redline.approve.pending import Held, Kind, PendingTable, State
@@ -33,7 +34,7 @@ from redline.audit.recorder import (
     record_decision,
     record_outcome,
 )
-from redline.audit.redact import is_secret_name, redact_text, redact_value, secret_values
+from redline.audit.redact import is_secret_name, redact_value, secret_values
 from redline.audit.store import Store, open_store
 from redline.decision import Decision, Verdict
 from redline.gate.actions import ToolCall
@@ -48,31 +49,22 @@ RECHECK_S = 2.0
 SCOPES = ("once", "session", "always")
 
 
-class Channel(Protocol):
-    """A way to reach the owner: told of every held call and every settlement."""
-
-    name: str
-
-    async def start(self) -> None: ...
-
-    async def stop(self) -> None: ...
-
-    async def held(self, held: Held) -> None: ...
-
-    async def settled(self, held: Held) -> None: ...
-
-
 class AnswerError(Exception):
     """An owner's answer that cannot be applied (unknown id, already settled)."""
 
 
-def shown_text(tool: str, args: Mapping[str, Any], known: Any) -> str:
-    """What the owner is shown: the exact command, or the tool's arguments."""
-    command = args.get("command") or args.get("cmd")
-    if isinstance(command, str):
-        return redact_text(command, known)
-    text = json.dumps(redact_value(dict(args), known), sort_keys=True, ensure_ascii=False)
-    return f"{tool} {text}"
+def _nonce(body: Mapping[str, Any]) -> str:
+    nonce = body.get("nonce")
+    if not isinstance(nonce, str) or not 16 <= len(nonce) <= 128:
+        raise ValueError("a request needs a `nonce` of 16 to 128 characters")
+    return nonce
+
+
+def _strings(body: Mapping[str, Any], keys: tuple[str, ...]) -> list[str | None]:
+    values = [body.get(key) for key in keys]
+    if not all(v is None or isinstance(v, str) for v in values):
+        raise ValueError(", ".join(f"`{k}`" for k in keys) + " must be strings")
+    return values
 
 
 class Service:
@@ -123,81 +115,66 @@ class Service:
         self.db.close()
 
     # -- the agent's side
-    def judge(self, body: Mapping[str, Any]) -> tuple[ToolCall, Decision, int | None, str]:
-        tool, args = body.get("tool"), body.get("args") or {}
-        if not isinstance(tool, str) or not tool or not isinstance(args, dict):
-            raise ValueError("a call needs `tool` (a string) and `args` (an object)")
-        fields = [body.get(k) for k in ("cwd", "context", "session", "agent", "nonce")]
-        if not all(v is None or isinstance(v, str) for v in fields):
-            raise ValueError("`cwd`, `context`, `session`, `agent` and `nonce` must be strings")
-        cwd, context, session, agent, _ = fields
-        call = ToolCall(tool, args, cwd, context, session)
-        decision = self.gate.check(call)
+    def _record(
+        self, call: ToolCall, agent: str | None, decision: Decision
+    ) -> tuple[Decision, int | None]:
+        """Log the decision; a log that cannot be written turns it into a deny."""
         try:
-            seq: int | None = record_decision(
+            seq = record_decision(
                 self.store,
-                session=session,
-                context=context,
+                session=call.session,
+                context=call.context,
                 agent=agent,
-                tool=tool,
-                args=args,
+                tool=call.tool,
+                args=call.args,
                 decision=decision,
                 environ=self.environ,
             )
         except LogUnavailable as err:
-            decision, seq = deny_log_unavailable(err)._replace(hits=decision.hits), None
-        return call, decision, seq, call_digest(tool, args, cwd, session, context, agent)
+            return deny_log_unavailable(err)._replace(hits=decision.hits), None
+        return decision, seq
+
+    def _now(self, nonce: str, digest: str, seq: int | None, decision: Decision) -> dict[str, Any]:
+        """A signed answer given at once (allow, or deny)."""
+        answer = self.signer.sign(
+            request=f"auto-{seq}",
+            nonce=nonce,
+            call=digest,
+            outcome="auto",
+            verdict=str(decision.verdict),
+            decision=decision.to_json(),
+        )
+        return {"status": "answered", **answer}
 
     def decide(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """Judge one call: a signed answer now, or a held request to wait on."""
-        nonce = body.get("nonce")
-        if not isinstance(nonce, str) or not 16 <= len(nonce) <= 128:
-            raise ValueError("a call needs a `nonce` of 16 to 128 characters")
-        call, decision, seq, digest = self.judge(body)
+        tool, args = body.get("tool"), body.get("args") or {}
+        if not isinstance(tool, str) or not tool or not isinstance(args, dict):
+            raise ValueError("a call needs `tool` (a string) and `args` (an object)")
+        nonce = _nonce(body)
+        cwd, context, session, agent = _strings(body, ("cwd", "context", "session", "agent"))
+        call = ToolCall(tool, args, cwd, context, session)
+        decision, seq = self._record(call, agent, self.gate.check(call))
+        digest = call_digest(tool, args, cwd, session, context, agent)
         if decision.verdict is not Verdict.ASK:
-            verdict = str(decision.verdict)
-            answer = self.signer.sign(
-                request=f"auto-{seq}",
-                nonce=nonce,
-                call=digest,
-                outcome="auto",
-                verdict=verdict,
-                decision=decision.to_json(),
-            )
-            return {"status": "answered", **answer}
-        agent = body.get("agent")
+            return self._now(nonce, digest, seq, decision)
         held = self.hold(Kind.CALL, call, decision, seq, nonce, digest, agent)
         return {"status": "pending", "request": held.id, "deadline": held.deadline}
 
     def propose(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """Hold a proposal for the owner; the service carries it out on approval."""
-        kind, nonce = body.get("kind"), body.get("nonce")
-        if not isinstance(kind, str) or not isinstance(nonce, str) or not 16 <= len(nonce) <= 128:
-            raise ValueError("a proposal needs `kind` and a `nonce` of 16 to 128 characters")
-        session, agent = body.get("session"), body.get("agent")
-        if not all(v is None or isinstance(v, str) for v in (session, agent)):
-            raise ValueError("`session` and `agent` must be strings")
-        raw = body.get("args") or {}
-        if not isinstance(raw, dict):
-            raise ValueError("`args` must be an object")
+        kind, raw = body.get("kind"), body.get("args") or {}
+        if not isinstance(kind, str) or not isinstance(raw, dict):
+            raise ValueError("a proposal needs `kind` (a string) and `args` (an object)")
+        nonce = _nonce(body)
+        session, agent = _strings(body, ("session", "agent"))
         args, shown = self.proposals.validate(kind, redact_value(raw, self.known))
         call = ToolCall(kind, args, None, None, session)
-        decision = Decision(
-            Verdict.ASK,
-            reason=f"`{kind}` is only ever proposed: the owner decides",
-            code="proposal",
-        )
-        seq = record_decision(
-            self.store,
-            session=session,
-            context=None,
-            agent=agent,
-            tool=kind,
-            args=args,
-            decision=decision,
-            environ=self.environ,
-        )
+        asked = Decision(Verdict.ASK, reason=f"`{kind}` is only proposed", code="proposal")
+        decision, seq = self._record(call, agent, asked)
         digest = call_digest(kind, raw, None, session, None, agent)
+        if decision.verdict is not Verdict.ASK:
+            return self._now(nonce, digest, seq, decision)
         held = self.hold(Kind.PROPOSAL, call, decision, seq, nonce, digest, agent, shown=shown)
         return {"status": "pending", "request": held.id, "deadline": held.deadline}
 
@@ -209,7 +186,7 @@ class Service:
         seq: int | None,
         nonce: str,
         digest: str,
-        agent: Any,
+        agent: str | None,
         shown: str | None = None,
     ) -> Held:
         now = time.time()
@@ -224,7 +201,7 @@ class Service:
             call_hash=digest,
             ref=seq,
             session=call.session,
-            agent=agent if isinstance(agent, str) else None,
+            agent=agent,
             tool=call.tool,
             context=decision.context or call.context,
             call=json.dumps(stored, sort_keys=True),
