@@ -65,7 +65,8 @@ def _median_run(argv: list[str], runs: int, env: dict[str, str]) -> float:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        subprocess.run(argv, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env, check=False)
+        quiet = subprocess.DEVNULL
+        subprocess.run(argv, stdout=quiet, stderr=quiet, env=env, check=False)
         times.append(time.perf_counter() - start)
     return statistics.median(times) * 1000
 
@@ -135,8 +136,11 @@ def main() -> None:
     print(f"# redline core benchmark (python {sys.version.split()[0]}, {os.cpu_count()} cores)")
     for label, commands in (("tldr", tldr), ("own corpus", corpus)):
         f = per_command(commands)
-        print(f"check_command over {label} ({f['n']} commands): median {f['median_us']:.1f} µs, "
-              f"p99 {f['p99_us']:.1f} µs, max {f['max_us']:.0f} µs, {f['commands_per_s']:,.0f} commands/s")  # fmt: skip
+        print(
+            f"check_command over {label} ({f['n']} commands): median {f['median_us']:.1f} µs, "
+            f"p99 {f['p99_us']:.1f} µs, max {f['max_us']:.0f} µs, "
+            f"{f['commands_per_s']:,.0f} commands/s"
+        )
 
     print("\n# cold start (median of", args.runs, "process starts)")
     for key, value in cold_start(args.runs).items():
@@ -147,8 +151,10 @@ def main() -> None:
         print(f"{name:22} {size / 1024:7.0f} KiB {ms:9.1f} ms  {verdict}")
 
     asked, denied, by_rule = alarm_rate(tldr)
-    print(f"\n# alarm rate on tldr: {100 * (asked + denied):.2f}% "
-          f"(asked {100 * asked:.2f}%, denied {100 * denied:.2f}%) of {len(tldr)} commands")  # fmt: skip
+    print(
+        f"\n# alarm rate on tldr: {100 * (asked + denied):.2f}% "
+        f"(asked {100 * asked:.2f}%, denied {100 * denied:.2f}%) of {len(tldr)} commands"
+    )
     for rule_id, count in by_rule.most_common(args.top):
         print(f"  {rule_id:34} {count:6}  {100 * count / len(tldr):.2f}%")
 
