@@ -57,7 +57,9 @@ DENY = "deny"
         ("mv /etc /etc.old", (DENY, ("fs.move-system-dir",))),
         ("mv /usr/bin /tmp/bin", (DENY, ("fs.move-system-dir",))),
         ("mv ~ /tmp/old-home", (ASK, ("fs.move-protected-dir",))),
-        ("mv /etc/nginx/a.conf /etc/nginx/b.conf", (ALLOW, ())),
+        # Not a move of a system directory; asked only because it rewrites /etc.
+        ("mv /etc/nginx/a.conf /etc/nginx/b.conf", (ASK, ("sensitive.write-system-config",))),
+        ("mv build/a.conf build/b.conf", (ALLOW, ())),
         ("echo rm -rf src", (ALLOW, ())),
         ("git commit -m 'rm -rf src'", (ALLOW, ())),
     ],
@@ -75,7 +77,11 @@ def test_working_directory_decides_relative_targets(judge: Judge) -> None:
     assert judge("rm -rf work", cwd="/tmp") == (ALLOW, ())
     assert judge("cd /tmp && rm -rf work") == (ALLOW, ())
     assert judge("rm -rf work", cwd="/srv") == (ASK, ("fs.delete-recursive",))
-    assert judge("cd /etc && truncate -s 0 motd") == (ASK, ("fs.truncate",))
+    assert judge("cd /srv && truncate -s 0 motd") == (ASK, ("fs.truncate",))
+    assert judge("cd /etc && truncate -s 0 motd") == (
+        ASK,
+        ("fs.truncate", "sensitive.write-system-config"),
+    )
 
 
 @pytest.mark.parametrize(

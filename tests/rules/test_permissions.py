@@ -55,7 +55,9 @@ def test_world_writable(mode: str, expected: bool) -> None:
         ("sudo chown --recursive 0:0 build", ("ask", ("fs.chown-root-recursive",))),
         ("chgrp -R root shared", ("ask", ("fs.chown-root-recursive",))),
         ("chown -R :wheel data", ("ask", ("fs.chown-root-recursive",))),
-        ("chown root:root /etc/app.conf", ("allow", ())),
+        # Not recursive, but it changes a file under /etc: system configuration.
+        ("chown root:root /etc/app.conf", ("ask", ("sensitive.write-system-config",))),
+        ("chown root:root ./app.conf", ("allow", ())),
         ("chown -R alice:alice ~/project", ("allow", ())),
         ("chown -R --reference=ref dir", ("allow", ())),
         ("echo chmod 777 x", ("allow", ())),
