@@ -12,7 +12,8 @@ from typing import Any
 import psycopg
 import pytest
 
-from redline.audit.chain import Break, BreakKind, entry_hash
+from redline.audit import postgres
+from redline.audit.chain import GENESIS, Break, BreakKind, entry_hash
 from redline.audit.entry import Entry, Head, Kind, Record, format_time
 from redline.audit.store import (
     LogUnavailable,
@@ -175,6 +176,35 @@ def test_insertion_is_found(
     tamper.run("INSERT INTO entries (seq, prev, hash, body) VALUES (?, ?, ?, ?)", forged)
     assert verify_store(store).broken == Break(
         3, BreakKind.INSERTED, "entry 3 was put into the chain after it was written"
+    )
+
+
+@pytest.mark.parametrize("seq", [0, -5])
+def test_entry_planted_before_the_first_is_found(
+    make_store: MakeStore, make_record: MakeRecord, make_tamper: MakeTamper, seq: int
+) -> None:
+    store = make_store()
+    fill(store, make_record, 3)
+    body = make_record(7).to_body()
+    planted = (seq, GENESIS, entry_hash(seq, GENESIS, body), body)
+    make_tamper().run("INSERT INTO entries (seq, prev, hash, body) VALUES (?, ?, ?, ?)", planted)
+    broken = verify_store(store).broken
+    assert broken is not None and broken.kind == BreakKind.REORDERED
+
+
+def test_a_chain_longer_than_one_read_page_verifies_and_breaks_where_edited(
+    make_store: MakeStore,
+    make_record: MakeRecord,
+    make_tamper: MakeTamper,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setattr(postgres, "_PAGE_SIZE", 3)  # PostgreSQL reads the chain in pages
+    store = make_store()
+    fill(store, make_record, 10)
+    assert verify_store(store).count == 10
+    make_tamper().run("UPDATE entries SET body = replace(body, 'tmp', 'etc') WHERE seq = ?", (7,))
+    assert verify_store(store).broken == Break(
+        7, BreakKind.EDITED, "its contents do not match its hash"
     )
 
 
