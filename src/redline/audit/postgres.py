@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import threading
 from collections.abc import Iterator, Sequence
-from dataclasses import replace
 from datetime import UTC, datetime
 from types import TracebackType
 from typing import Any, Self
@@ -21,9 +20,9 @@ import psycopg
 from psycopg import sql
 from psycopg.pq import TransactionStatus
 
-from redline.audit.chain import GENESIS, payload_digest, seal
+from redline.audit.chain import payload_digest
 from redline.audit.entry import Entry, Head, Link, Record, format_time
-from redline.audit.store import LogUnavailable, Payload, Query, display_url, where
+from redline.audit.store import LogUnavailable, Payload, Query, display_url, seal_batch, where
 
 DEFAULT_SCHEMA = "redline"
 CONNECT_TIMEOUT_S = 5
@@ -119,7 +118,6 @@ class PostgresStore:
     def append_many(self, items: Sequence[tuple[Record, Payload | None]]) -> list[Entry]:
         """Chain several records in one transaction: all are committed, or none."""
         conn = self._conn
-        entries: list[Entry] = []
         with self._lock:
             try:
                 # Pipelined: one round trip up to the head, one for the inserts and commit.
@@ -128,15 +126,7 @@ class PostgresStore:
                     cur.execute(self._q(_LOCK))
                     cur.execute(self._q(_HEAD))
                     row = cur.fetchone()
-                    seq, prev = (1, GENESIS) if row is None else (row[0] + 1, row[1])
-                    kept = []
-                    for record, payload in items:
-                        if payload is not None:
-                            record = replace(record, payload_sha256=payload.sha256)
-                            kept.append((seq, payload.sha256, payload.body, payload.expires_at))
-                        entry = seal(record, seq, prev)
-                        entries.append(entry)
-                        seq, prev = seq + 1, entry.hash
+                    entries, kept = seal_batch(items, row)
                     cur.executemany(self._q(_INSERT), [entry.link for entry in entries])
                     if kept:
                         cur.executemany(self._q(_KEEP), kept)

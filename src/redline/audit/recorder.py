@@ -29,6 +29,7 @@ __all__ = [
     "MAX_ARG_CHARS",
     "LogUnavailable",
     "Outcome",
+    "decision_record",
     "deny_log_unavailable",
     "open_log",
     "record_decision",
@@ -77,6 +78,36 @@ def record_decision(
     whole (redacted) until `now + payload_ttl`: `payload` if given, else the
     arguments. Raises `LogUnavailable` when the log cannot be written.
     """
+    record, kept = decision_record(
+        session=session,
+        context=context,
+        agent=agent,
+        tool=tool,
+        args=args,
+        decision=decision,
+        payload=payload,
+        now=now,
+        payload_ttl=payload_ttl,
+        environ=environ,
+    )
+    return store.append(record, kept).seq
+
+
+def decision_record(
+    *,
+    session: str | None,
+    context: str | None,
+    agent: str | None,
+    tool: str,
+    args: Mapping[str, Any],
+    decision: Decision,
+    payload: str | None = None,
+    now: datetime | None = None,
+    payload_ttl: timedelta = DEFAULT_PAYLOAD_TTL,
+    environ: Mapping[str, str] | None = None,
+) -> tuple[Record, Payload | None]:
+    """The redacted `decision` record (and kept payload) `record_decision`
+    appends, for a writer that appends several in one transaction."""
     known = secret_values(os.environ if environ is None else environ)
     moment = datetime.now(UTC) if now is None else now
     full = redact_value(_plain(args), known)
@@ -98,7 +129,7 @@ def record_decision(
     if payload is not None or decision.verdict != Verdict.ALLOW:
         body = canonical_json(full) if payload is None else redact_text(payload, known)
         kept = Payload.of(_text(body), moment + payload_ttl)
-    return store.append(record, kept).seq
+    return record, kept
 
 
 def record_outcome(

@@ -10,17 +10,15 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import Iterator
-from dataclasses import replace
+from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
 from types import TracebackType
 from typing import Any, Self
 from urllib.parse import parse_qs
 
-from redline.audit.chain import GENESIS, seal
 from redline.audit.entry import Entry, Head, Link, Record, format_time
-from redline.audit.store import LogUnavailable, Payload, Query, display_url, where
+from redline.audit.store import LogUnavailable, Payload, Query, display_url, seal_batch, where
 
 BUSY_TIMEOUT_S = 30.0
 SYNCHRONOUS = ("NORMAL", "FULL", "EXTRA", "OFF")
@@ -105,8 +103,10 @@ class SqliteStore:
         return display_url(f"sqlite://{self.path}")
 
     def append(self, record: Record, payload: Payload | None = None) -> Entry:
-        if payload is not None:
-            record = replace(record, payload_sha256=payload.sha256)
+        return self.append_many([(record, payload)])[0]
+
+    def append_many(self, items: Sequence[tuple[Record, Payload | None]]) -> list[Entry]:
+        """Chain several records in one transaction: all are committed, or none."""
         conn = self._conn
         with self._lock:
             try:
@@ -115,16 +115,16 @@ class SqliteStore:
                     row = conn.execute(
                         "SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1"
                     ).fetchone()
-                    entry = seal(record, 1, GENESIS) if row is None else seal(record, *_next(row))
-                    conn.execute(
+                    entries, kept = seal_batch(items, row)
+                    conn.executemany(
                         "INSERT INTO entries (seq, prev, hash, body) VALUES (?, ?, ?, ?)",
-                        entry.link,
+                        [entry.link for entry in entries],
                     )
-                    if payload is not None:
-                        conn.execute(
+                    if kept:
+                        conn.executemany(
                             "INSERT INTO payloads (seq, sha256, body, expires_at)"
                             " VALUES (?, ?, ?, ?)",
-                            (entry.seq, payload.sha256, payload.body, payload.expires_at),
+                            kept,
                         )
                         conn.execute("DELETE FROM payloads WHERE expires_at <= ?", (_now(),))
                     conn.execute("COMMIT")
@@ -134,7 +134,7 @@ class SqliteStore:
                     raise
             except sqlite3.Error as err:
                 raise _unavailable(self.path, err) from err
-        return entry
+        return entries
 
     def get(self, seq: int) -> Entry | None:
         rows = self._fetch("SELECT seq, prev, hash, body FROM entries WHERE seq = ?", (seq,))
@@ -213,10 +213,6 @@ class SqliteStore:
             return sqlite3.connect(self.path, timeout=BUSY_TIMEOUT_S, check_same_thread=False)
         except sqlite3.Error as err:
             raise _unavailable(self.path, err) from err
-
-
-def _next(row: tuple[int, str]) -> tuple[int, str]:
-    return row[0] + 1, row[1]
 
 
 def _parse(url: str) -> tuple[Path, str]:

@@ -7,13 +7,21 @@ opened, so that the hook path never loads a database driver it does not use.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from types import TracebackType
 from typing import Any, Protocol, Self
 
-from redline.audit.chain import Break, BreakKind, Verification, payload_digest, verify
+from redline.audit.chain import (
+    GENESIS,
+    Break,
+    BreakKind,
+    Verification,
+    payload_digest,
+    seal,
+    verify,
+)
 from redline.audit.entry import Entry, Head, Link, Record, format_time
 
 __all__ = [
@@ -86,6 +94,11 @@ class Store(Protocol):
         """Chain `record` after the current head; a payload's digest is put in the record."""
         ...
 
+    def append_many(self, items: Sequence[tuple[Record, Payload | None]]) -> list[Entry]:
+        """Chain several records in one transaction (a writer's group commit):
+        every one is committed, or `LogUnavailable` and none is."""
+        ...
+
     def get(self, seq: int) -> Entry | None: ...
 
     def query(self, query: Query) -> list[Entry]: ...
@@ -153,6 +166,28 @@ def open_store(url: str, *, create: bool = True) -> Store:
         f"unknown log store url `{url}`",
         "use `sqlite:///PATH` or `postgresql://USER@HOST/DB`",
     )
+
+
+KeptRow = tuple[int, str, str, str]
+
+
+def seal_batch(
+    items: Sequence[tuple[Record, Payload | None]], head: tuple[int, str] | None
+) -> tuple[list[Entry], list[KeptRow]]:
+    """Chain `items` after `head` (`(seq, hash)` of the last entry, `None` for
+    an empty log): the entries, and `(seq, sha256, body, expires_at)` of each
+    kept payload, whose digest goes into its record."""
+    seq, prev = (1, GENESIS) if head is None else (head[0] + 1, head[1])
+    entries: list[Entry] = []
+    kept: list[KeptRow] = []
+    for record, payload in items:
+        if payload is not None:
+            record = replace(record, payload_sha256=payload.sha256)
+            kept.append((seq, payload.sha256, payload.body, payload.expires_at))
+        entry = seal(record, seq, prev)
+        entries.append(entry)
+        seq, prev = seq + 1, entry.hash
+    return entries, kept
 
 
 def where(query: Query, mark: str, rule_sql: str) -> tuple[str, list[Any]]:
