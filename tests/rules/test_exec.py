@@ -115,18 +115,29 @@ def test_literal_shell_calls_are_judged_as_the_commands_they_run(judge: Judge) -
 
 
 @pytest.mark.parametrize(
-    "command",
+    ("bundled", "plain"),
     [
-        "perl -ne 'system(\"rm -rf /tmp/x\")' f.txt",
-        "ruby -ne 'system(\"rm -rf /tmp/x\")'",
-        "python3 -Ic 'import os; os.system(\"rm -rf /tmp/x\")'",
+        (
+            "perl -ne 'system(\"rm -rf /tmp/x\")' f.txt",
+            "perl -n -e 'system(\"rm -rf /tmp/x\")' f.txt",
+        ),
+        ("ruby -ne 'system(\"rm -rf /\")'", "ruby -n -e 'system(\"rm -rf /\")'"),
+        (
+            "python3 -Ic 'import os; os.system(\"rm -rf /\")'",
+            "python3 -c 'import os; os.system(\"rm -rf /\")'",
+        ),
+        (
+            "python3 -W ignore -c 'import os; os.system(\"id\")'",
+            "python3 -c 'import os; os.system(\"id\")'",
+        ),
     ],
 )
-def test_shell_calls_the_analysis_did_not_carry_are_asked(judge: Judge, command: str) -> None:
-    # The analysis does not read code after bundled flags (`-ne`, `-Ic`) yet, so the
-    # literal call is not judged on its own: the inline code itself is asked.
-    verdict, ids = judge(command)
-    assert (verdict, "exec.inline-code" in ids) == ("ask", True)
+def test_shell_calls_after_bundled_flags_are_judged_like_plain_ones(
+    judge: Judge, bundled: str, plain: str
+) -> None:
+    # The analysis finds the code through bundled flags (`-ne`, `-Ic`) and
+    # options with values, so the literal call is judged as a command.
+    assert judge(bundled) == judge(plain)
 
 
 def test_network_code_is_reported_once_by_the_network_rule(judge: Judge) -> None:

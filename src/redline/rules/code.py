@@ -4,20 +4,14 @@ from a process substitution or from a file, and the libraries it loads."""
 from __future__ import annotations
 
 from redline.rules import argv
-from redline.shell.carriers import SHELLS, SOURCE, interpreter_family
+from redline.shell.carriers import CODE_FLAGS as _CODE_FLAGS
+from redline.shell.carriers import SHELLS, SOURCE, inline_code_value, interpreter_family
+from redline.shell.carriers import VALUE_FLAGS as _VALUE_FLAGS
 from redline.shell.invocation import Invocation
 
 # Where a program takes the code it runs.
 INLINE, STDIN, FD, FILE = "inline", "stdin", "fd", "file"
 
-# Per family: the option letters that carry code, and those that take a value.
-_CODE_FLAGS = {"python": "c", "pypy": "c", "perl": "eE", "ruby": "e", "node": "ep",
-               "nodejs": "ep", "bun": "ep", "php": "r", "lua": "e", "luajit": "e",
-               "rscript": "e", "osascript": "e"}  # fmt: skip
-_VALUE_FLAGS = {"python": "mWXQ", "pypy": "mWXQ", "perl": "IMmx", "ruby": "rICEFxW",
-                "node": "r", "nodejs": "r", "bun": "r", "php": "dcfzt", "lua": "l",
-                "luajit": "lj", "rscript": "", "osascript": "lis"}  # fmt: skip
-_LONG_CODE = ("--eval", "--print", "--command")
 _SELF_INPUT = ("-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0")
 
 
@@ -55,33 +49,6 @@ def code_source(inv: Invocation) -> tuple[str, str] | None:
 def inline_code(inv: Invocation) -> str | None:
     """The code given on the command line: `-c CODE`, `-ne CODE`, `--eval=CODE`."""
     return inline_code_value(interpreter_family(inv.name) or "", inv.values)
-
-
-def inline_code_value(family: str, values: tuple[str, ...]) -> str | None:
-    letters = _CODE_FLAGS.get(family, "")
-    if not letters:
-        return None
-    takes = _VALUE_FLAGS.get(family, "")
-    k = 0
-    while k < len(values):
-        value = values[k]
-        if value == "--" or not value.startswith("-") or value == "-":
-            return None
-        if value.startswith("--"):
-            key, eq, rest = value.partition("=")
-            if key in _LONG_CODE and family != "python":
-                return rest if eq else (values[k + 1] if k + 1 < len(values) else None)
-            k += 1
-            continue
-        for i, letter in enumerate(value[1:], 1):
-            if letter in letters:
-                rest = value[i + 1 :]
-                return rest or (values[k + 1] if k + 1 < len(values) else None)
-            if letter in takes:
-                k += 0 if value[i + 1 :] else 1
-                break
-        k += 1
-    return None
 
 
 def code_text(inv: Invocation) -> str | None:

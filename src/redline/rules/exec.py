@@ -152,8 +152,8 @@ EXEC_RULES: tuple[Rule, ...] = (
             "bash -c \"python3 -c 'import subprocess; subprocess.run(cmd)'\"",
             "perl -MIO::Socket -e 'print 1'",
             "node -r ./hook.js -e 'console.log(1)'",
-            "perl -ne 'system(\"touch x\")' f.txt",
-            "python3 -Ic 'import os; os.system(\"ls\")'",
+            "perl -ne 'unlink \"x\"' f.txt",
+            "python3 -Ic 'import shutil; shutil.rmtree(\"build\")'",
         ),
         must_not_match=(
             "python3 -c 'import sys; print(sys.version)'",
@@ -168,6 +168,9 @@ EXEC_RULES: tuple[Rule, ...] = (
             "python3 <<< 'print(2**10)'",
             "perl -MList::Util=sum -le 'print sum(1..10)'",
             'python3 -c \'import subprocess; subprocess.run(["git", "status"])\'',
+            # Bundled flags: the literal shell call is analysed as a command.
+            "perl -ne 'system(\"touch x\")' f.txt",
+            "python3 -Ic 'import os; os.system(\"ls\")'",
         ),
     ),
     rule(

@@ -8,10 +8,13 @@ to the text the user gave.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from types import MappingProxyType
 from typing import NamedTuple
 
 from redline.decision import Span
 from redline.shell import carriers, fastpath, find, paths, subcommands
+from redline.shell.carriers import SOURCE
 from redline.shell.invocation import Invocation, command_name
 from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCommand, Word
 from redline.shell.parser import Parser
@@ -22,6 +25,9 @@ MAX_CARRIER_DEPTH = 8
 # not analysed further (and so is never allowed).
 MAX_INVOCATIONS = 20_000
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+# Carriers that run their script in the current shell: a `cd` there stays.
+_IN_PROCESS = SOURCE | {"eval"}
+_NO_CHILDREN: Mapping[int, tuple[int, ...]] = MappingProxyType({})
 
 
 class Analysis(NamedTuple):
@@ -30,9 +36,11 @@ class Analysis(NamedTuple):
     functions: tuple[FunctionDef, ...]
     errors: tuple[str, ...]
     cwd: str | None = None
+    # Parent index -> its children's indexes, built once per analysis.
+    child_index: Mapping[int, tuple[int, ...]] = _NO_CHILDREN
 
     def children(self, inv: Invocation) -> tuple[Invocation, ...]:
-        return tuple(other for other in self.invocations if other.parent == inv.index)
+        return tuple(self.invocations[k] for k in self.child_index.get(inv.index, ()))
 
 
 class _Origin(NamedTuple):
@@ -47,6 +55,36 @@ class _Origin(NamedTuple):
             return self.fallback
         return Span(self.offset + span.start, self.offset + span.end)
 
+    def map_word(self, word: Word) -> Word:
+        return word._replace(span=self.map(word.span))
+
+    def map_redirect(self, redirect: Redirect) -> Redirect:
+        target = redirect.target
+        return redirect._replace(
+            span=self.map(redirect.span), target=None if target is None else self.map_word(target)
+        )
+
+    def map_command(self, cmd: SimpleCommand) -> SimpleCommand:
+        """The command with every word and redirect span in the user's text."""
+        return cmd._replace(
+            words=tuple(self.map_word(w) for w in cmd.words),
+            redirects=tuple(self.map_redirect(r) for r in cmd.redirects),
+            assignments=tuple(self.map_word(w) for w in cmd.assignments),
+        )
+
+
+class _Context(NamedTuple):
+    """What the commands of a carried script get from their carrier: it is
+    their parent, they share its stdin and run in the background with it."""
+
+    parent: int = -1
+    background: bool = False
+    upstream: tuple[int, ...] = ()
+    stdin: str | None = None
+
+
+_TOP = _Context()
+
 
 class _Builder:
     def __init__(self, text: str, cwd: str | None) -> None:
@@ -60,12 +98,21 @@ class _Builder:
 
     def add_script(
         self, text: str, origin: _Origin, depth: int, via: tuple[str, ...],
-        env: tuple[tuple[str, str], ...] = (), remote: bool = False,
+        env: tuple[tuple[str, str], ...] = (), remote: bool = False, context: _Context = _TOP,
     ) -> None:  # fmt: skip
         if depth > MAX_CARRIER_DEPTH:
             self.errors.append(f"scripts nested deeper than {MAX_CARRIER_DEPTH} levels")
             return
-        script = (None if env else fastpath.parse(text)) or Parser(text, dict(env)).parse_full()
+        dynamic = depth > 0 and DYNAMIC in text
+        if dynamic:
+            # Script text computed at run time is code no one can read: it
+            # stands as a command whose program is unknown, never as text.
+            self._unknown_code(origin.fallback, depth, via, remote, context)
+            if not text.strip(DYNAMIC + " \t\n;"):
+                return
+        script = (None if env or dynamic else fastpath.parse(text)) or Parser(
+            text, dict(env), dynamic
+        ).parse_full()
         if "<(" in text or ">(" in text:
             self.process_substitution = True
         where = f" (inside {via[-1]})" if via else ""
@@ -75,15 +122,24 @@ class _Builder:
         # The innermost invocation of each command's wrapper chain: `$( )` in
         # `sudo kill $(pgrep x)` belongs to `kill`, not to `sudo`.
         innermost: list[int] = []
+        mapped = origin.offset != 0
         for cmd in script.commands:
             first_of.append(len(self.invocations))
             if len(self.invocations) > MAX_INVOCATIONS:
                 self.errors.append("command expands to too many invocations to analyse")
                 return
+            if mapped:
+                cmd = origin.map_command(cmd)
             upstream = self._upstream(script, cmd, first_of)
-            parent = innermost[cmd.parent] if 0 <= cmd.parent < len(innermost) else -1
             stdin = self._stdin(script, cmd, first_of)
-            self.background = cmd.background
+            if cmd.parent >= 0:
+                parent = innermost[cmd.parent] if cmd.parent < len(innermost) else -1
+            else:
+                parent = context.parent
+                if cmd.position == 0 and not any(r.op[0] == "<" for r in cmd.redirects):
+                    upstream = upstream or context.upstream
+                    stdin = context.stdin if stdin is None else stdin
+            self.background = cmd.background or context.background
             innermost.append(
                 self.add_command(
                     cmd.words, cmd.redirects, origin.map(cmd.span), origin, depth, via, remote,
@@ -146,9 +202,10 @@ class _Builder:
             if inner and not lookup_only:
                 if name in SCRIPT_JOINERS:
                     text = " ".join(w.value for w in inner)
-                    fallback = Span(origin.map(inner[0].span).start, origin.map(inner[-1].span).end)
+                    fallback = Span(inner[0].span.start, inner[-1].span.end)
                     self.add_script(text, _Origin(None, fallback), depth + 1, (*via, name),
-                                    remote=remote or spec.remote)  # fmt: skip
+                                    remote=remote or spec.remote,
+                                    context=_Context(index, self.background))  # fmt: skip
                 else:
                     innermost = self.add_command(
                         inner, redirects, span, origin, depth, (*via, name),
@@ -163,7 +220,8 @@ class _Builder:
             label, inner_remote = (*via, launch.label), remote or launch.remote
             if launch.script is not None:
                 self.add_script(launch.script, _Origin(None, span), depth + 1, label,
-                                remote=inner_remote)  # fmt: skip
+                                remote=inner_remote,
+                                context=_Context(index, self.background))  # fmt: skip
             elif launch.argv:
                 self.add_command(launch.argv, (), span, origin, depth, label, inner_remote,
                                  appended, (), index, None)  # fmt: skip
@@ -182,14 +240,31 @@ class _Builder:
         self, carried: carriers.Carried, inv: Invocation, origin: _Origin, depth: int,
         via: tuple[str, ...], remote: bool,
     ) -> None:  # fmt: skip
+        # Word spans are already in the user's text (`add_script` mapped them).
         word = carried.word
         if word is not None and origin.offset is not None and _verbatim(word):
-            inner_origin = _Origin(origin.offset + word.span.start + (1 if word.quoted else 0),
-                                   origin.map(word.span))  # fmt: skip
+            inner_origin = _Origin(word.span.start + (1 if word.quoted else 0), word.span)
         else:
-            inner_origin = _Origin(None, origin.map(word.span) if word else inv.span)
+            inner_origin = _Origin(None, word.span if word else inv.span)
+        # A script read from stdin consumes it; any other shares it.
+        shares = carried.shares_stdin
+        context = _Context(
+            inv.index, inv.background, inv.upstream if shares else (),
+            inv.stdin_text if shares else None,
+        )  # fmt: skip
+        cwd = self.cwd
         self.add_script(carried.text, inner_origin, depth + 1, (*via, carried.label),
-                        carried.env, remote or carried.remote)  # fmt: skip
+                        carried.env, remote or carried.remote, context)  # fmt: skip
+        if inv.name not in _IN_PROCESS:
+            self.cwd = cwd  # a child shell's `cd` ends with it
+
+    def _unknown_code(
+        self, span: Span, depth: int, via: tuple[str, ...], remote: bool, context: _Context
+    ) -> None:
+        word = Word(self.text[span.start : span.end], span, DYNAMIC)
+        self.background = context.background
+        self.add_command((word,), (), span, _Origin(None, span), depth, via, remote, False,
+                         context.upstream, context.parent, context.stdin)  # fmt: skip
 
     def _find_exec(
         self, inv: Invocation, origin: _Origin, depth: int, via: tuple[str, ...], remote: bool
@@ -231,17 +306,33 @@ def analyze(text: str, cwd: str | None = None) -> Analysis:
     builder = _Builder(text, cwd)
     builder.add_script(text, _Origin(0, Span(0, len(text))), 0, ())
     invocations = builder.invocations
-    if builder.process_substitution:
-        invocations = _link_process_substitutions(invocations)
-    return Analysis(text, tuple(invocations), tuple(builder.functions),
-                    tuple(builder.errors), cwd)  # fmt: skip
-
-
-def _link_process_substitutions(invocations: list[Invocation]) -> list[Invocation]:
-    """`bash <(curl ...)`: what runs in the substitution feeds the reader.
-    Runs while the analysis is still being built, before anyone sees it."""
+    children: dict[int, list[int]] = {}
     for inv in invocations:
-        if any(w.value.startswith("/dev/fd/" + DYNAMIC) for w in inv.argv[1:]):
-            feeders = tuple(o.index for o in invocations if o.parent == inv.index)
+        if inv.parent >= 0:
+            children.setdefault(inv.parent, []).append(inv.index)
+    child_index = {k: tuple(v) for k, v in children.items()} if children else _NO_CHILDREN
+    if builder.process_substitution:
+        _link_process_substitutions(invocations, child_index)
+    return Analysis(text, tuple(invocations), tuple(builder.functions),
+                    tuple(builder.errors), cwd, child_index)  # fmt: skip
+
+
+def _link_process_substitutions(
+    invocations: list[Invocation], child_index: Mapping[int, tuple[int, ...]]
+) -> None:
+    """`bash <(curl ...)`, `bash < <(curl ...)`: what runs in the substitution
+    feeds the reader. Runs while the analysis is still being built, before
+    anyone sees it. Only the reader's own children count, not the commands
+    of a script it carries (those are one level deeper)."""
+    for inv in invocations:
+        if any(w.value.startswith(_FD) for w in inv.argv[1:]) or any(
+            r.op == "<" and r.target is not None and r.target.value.startswith(_FD)
+            for r in inv.redirects
+        ):
+            feeders = tuple(
+                k for k in child_index.get(inv.index, ()) if invocations[k].depth == inv.depth
+            )
             inv.upstream = inv.upstream + feeders
-    return invocations
+
+
+_FD = "/dev/fd/" + DYNAMIC

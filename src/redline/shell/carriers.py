@@ -19,29 +19,11 @@ SHELLS = frozenset(
      "tcsh", "pwsh"}
 )  # fmt: skip
 SOURCE = frozenset({"source", "."})
-# Interpreters and the options that give them code inline.
-INTERPRETERS: dict[str, frozenset[str]] = {
-    "python": frozenset({"-c"}),
-    "pypy": frozenset({"-c"}),
-    "perl": frozenset({"-e", "-E"}),
-    "ruby": frozenset({"-e"}),
-    "node": frozenset({"-e", "--eval", "-p", "--print"}),
-    "nodejs": frozenset({"-e", "--eval", "-p", "--print"}),
-    "bun": frozenset({"-e", "--eval", "-p", "--print"}),
-    "deno": frozenset({"eval"}),
-    "php": frozenset({"-r"}),
-    "lua": frozenset({"-e"}),
-    "luajit": frozenset({"-e"}),
-    "rscript": frozenset({"-e"}),
-    "osascript": frozenset({"-e"}),
-    "tclsh": frozenset(),
-    "awk": frozenset(),
-    "gawk": frozenset(),
-    "mawk": frozenset(),
-    "nawk": frozenset(),
-    "jshell": frozenset(),
-    "irb": frozenset(),
-}
+# Interpreters that may run code given inline or on stdin.
+INTERPRETERS = frozenset(
+    {"python", "pypy", "perl", "ruby", "node", "nodejs", "bun", "deno", "php", "lua", "luajit",
+     "rscript", "osascript", "tclsh", "awk", "gawk", "mawk", "nawk", "jshell", "irb"}
+)  # fmt: skip
 _VERSIONED = re.compile(r"^(python|pypy|perl|ruby|lua|php|node)[\d.]*$")
 # `-o OPT`, `--rcfile F` and the like take a value in shells.
 _SHELL_VALUE_OPTS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
@@ -57,6 +39,9 @@ class Carried(NamedTuple):
     # Positional parameters (`$0`, `$1`...) the carried script sees.
     env: tuple[tuple[str, str], ...] = ()
     remote: bool = False
+    # The script's commands read the carrier's stdin; false when the script
+    # itself came from stdin (`curl x | sh`), which it then has consumed.
+    shares_stdin: bool = True
 
 
 _FAMILY_PREFIXES = ("python", "pypy", "perl", "ruby", "lua", "php", "node")
@@ -74,28 +59,94 @@ def interpreter_family(name: str) -> str | None:
     return name if name in INTERPRETERS else None
 
 
+# Per family: the option letters that carry code, and those that take a
+# value, so the code is found through bundles (`perl -ne`, `python3 -Ic`,
+# `python3 -W ignore -c`, `perl -Mstrict -e`).
+CODE_FLAGS = {"python": "c", "pypy": "c", "perl": "eE", "ruby": "e", "node": "ep",
+              "nodejs": "ep", "bun": "ep", "php": "r", "lua": "e", "luajit": "e",
+              "rscript": "e", "osascript": "e"}  # fmt: skip
+VALUE_FLAGS = {"python": "mWXQ", "pypy": "mWXQ", "perl": "IMmx", "ruby": "rICEFxW",
+               "node": "r", "nodejs": "r", "bun": "r", "php": "dcfzt", "lua": "l",
+               "luajit": "lj", "rscript": "", "osascript": "lis"}  # fmt: skip
+_LONG_CODE = ("--eval", "--print", "--command")
+# Long options that take their value as the next word.
+_LONG_VALUES = frozenset({"--require", "--import", "--loader", "--experimental-loader",
+                          "--check-hash-based-pycs", "--input-type"})  # fmt: skip
+_AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
+_NODES = frozenset({"node", "nodejs", "bun"})
+_PYTHONS = frozenset({"python", "pypy"})
+
+
+def inline_code_value(family: str, values: tuple[str, ...]) -> str | None:
+    """The code among an interpreter's arguments: `-c CODE`, `-ne CODE`,
+    `-cCODE`, `--eval CODE`, `--eval=CODE`; `None` past the first operand."""
+    letters = CODE_FLAGS.get(family, "")
+    if not letters:
+        return None
+    takes = VALUE_FLAGS.get(family, "")
+    k = 0
+    while k < len(values):
+        value = values[k]
+        if value == "--" or not value.startswith("-") or value == "-":
+            return None
+        if value.startswith("--"):
+            key, eq, rest = value.partition("=")
+            if key in _LONG_CODE and family != "python":
+                return rest if eq else (values[k + 1] if k + 1 < len(values) else None)
+            k += 2 if key in _LONG_VALUES and not eq else 1
+            continue
+        for i, letter in enumerate(value[1:], 1):
+            if letter in letters:
+                # node reads `-pe CODE` as two flags; the others `-eCODE` as code.
+                rest = "" if family in _NODES else value[i + 1 :]
+                return rest or (values[k + 1] if k + 1 < len(values) else None)
+            if letter == "m" and family in _PYTHONS:
+                return None  # `python -m mod`: the rest are the module's arguments
+            if letter in takes:
+                k += 0 if value[i + 1 :] else 1
+                break
+        k += 1
+    return None
+
+
 def inline_code(inv: Invocation) -> str | None:
     """The code an interpreter is given inline or on stdin, if any."""
     family = interpreter_family(inv.name)
     if family is None:
         return None
-    flags = INTERPRETERS[family]
-    argv = inv.argv
-    for k, word in enumerate(argv[1:], 1):
-        value = word.value
-        if value in flags and k + 1 < len(argv):
-            return argv[k + 1].value
-        for flag in flags:  # `-c'code'` and `--eval=code`
-            if len(flag) == 2 and value.startswith(flag) and len(value) > 2 and flag != "-p":
-                return value[2:]
-            if flag.startswith("--") and value.startswith(flag + "="):
-                return value[len(flag) + 1 :]
-    if family in ("awk", "gawk", "mawk", "nawk"):
-        programs = [w for w in argv[1:] if not w.value.startswith("-")]
-        return programs[0].value if programs else None
-    operands = inv.options.operands
-    if not operands or operands[0].value == "-":
+    values = inv.values
+    code = inline_code_value(family, values)
+    if code is not None:
+        return code
+    if family == "deno":
+        return values[1] if len(values) > 1 and values[0] == "eval" else None
+    if family in _AWKS:
+        # `-f FILE` reads the program from a file; else the first operand is it.
+        if any(v == "-f" or v.startswith(("-f", "--file")) for v in values):
+            return None
+        return _first_operand(values, "Fv")
+    operand = _first_operand(values, VALUE_FLAGS.get(family, ""))
+    if operand is None or operand == "-":
         return inv.stdin_text
+    return None
+
+
+def _first_operand(values: tuple[str, ...], takes: str) -> str | None:
+    k = 0
+    while k < len(values):
+        value = values[k]
+        if value == "--":
+            return values[k + 1] if k + 1 < len(values) else None
+        if not value.startswith("-") or value == "-":
+            return value
+        if value.startswith("--"):
+            k += 2 if value in _LONG_VALUES else 1
+            continue
+        for i, letter in enumerate(value[1:], 1):
+            if letter in takes:
+                k += 0 if value[i + 1 :] else 1
+                break
+        k += 1
     return None
 
 
@@ -113,7 +164,7 @@ def carried_scripts(inv: Invocation) -> list[Carried]:
         operands = inv.options.operands
         target = operands[0].value if operands else ""
         if target in ("/dev/stdin", "/proc/self/fd/0", "-") and inv.stdin_text is not None:
-            return [Carried(inv.stdin_text, name + " /dev/stdin")]
+            return [Carried(inv.stdin_text, name + " /dev/stdin", shares_stdin=False)]
         return []
     if interpreter_family(name) is not None:
         code = inline_code(inv)
@@ -147,7 +198,7 @@ def _shell(inv: Invocation) -> list[Carried]:
         env = tuple((str(i), w.value) for i, w in enumerate(operands[1:10]))
         return [Carried(script.value, f"{inv.name} -c", script, env)]
     if not operands and inv.stdin_text is not None:
-        return [Carried(inv.stdin_text, f"{inv.name} reading stdin")]
+        return [Carried(inv.stdin_text, f"{inv.name} reading stdin", shares_stdin=False)]
     return []
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from redline.decision import Span
-from redline.shell import fastpath, lexer
+from redline.shell import backticks, fastpath, lexer
 from redline.shell.compound import CompoundParser
 from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCommand, Word
 from redline.shell.words import WordScanner
@@ -37,8 +37,13 @@ class ParseAbort(Exception):
 
 
 class Parser(CompoundParser, WordScanner):
-    def __init__(self, src: str, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, src: str, env: Mapping[str, str] | None = None, dynamic: bool = False
+    ) -> None:
         self.src = src
+        # The text came from a carrier with parts computed at run time: its NUL
+        # characters are `DYNAMIC` markers, not bytes the user typed.
+        self.dynamic = dynamic
         self.n = len(src)
         self.i = 0
         self.cmds: list[_Cmd] = []
@@ -65,7 +70,7 @@ class Parser(CompoundParser, WordScanner):
         if self.n > lexer.MAX_INPUT_CHARS:
             self.errors.append(f"command is longer than {lexer.MAX_INPUT_CHARS} characters")
             return self._script()
-        if "\x00" in self.src:
+        if "\x00" in self.src and not self.dynamic:
             self.errors.append("command contains a NUL byte")
         try:
             self.parse_list(closer=None)
@@ -365,7 +370,8 @@ class Parser(CompoundParser, WordScanner):
         self.skip_blanks()
         if op in ("<<", "<<-"):
             return self._heredoc(op, fd, start)
-        if self.i >= self.n or src[self.i] in "\n;&|<>)":
+        at_substitution = src.startswith(("<(", ">("), self.i)
+        if self.i >= self.n or (src[self.i] in "\n;&|<>)" and not at_substitution):
             self.errors.append(f"redirect `{op}` has no target")
             return Redirect(op, None, Span(start, self.i), fd)
         words = self.scan_word(split=False)
@@ -434,24 +440,20 @@ class Parser(CompoundParser, WordScanner):
     def _sub_parse(self, text: str, offset: int) -> None:
         """Parse `text` (the inside of backticks) as commands at `offset`."""
         self._enter()
-        inner = Parser(text.replace("\\`", "`").replace("\\\\", "\\"), self.vars)
+        inner_text, where = backticks.unescape(text, offset)
+        inner = Parser(inner_text, self.vars, self.dynamic)
         inner.depth = self.depth
         script = inner.parse()
         self.depth -= 1
-        exact = "\\" not in text
         base = len(self.cmds)
         for command in script.commands:
-            span = (
-                Span(offset + command.span.start, offset + command.span.end)
-                if exact
-                else (Span(offset, offset + len(text)))
-            )
+            span = backticks.remap(command.span, where)
             parent = command.parent + base if command.parent >= 0 else self.current_cmd
             pipeline = command.pipeline + len(self.pipelines) if command.pipeline >= 0 else -1
             copied = _Cmd(
-                list(command.words),
-                list(command.redirects),
-                list(command.assignments),
+                [backticks.remap_word(w, where) for w in command.words],
+                [backticks.remap_redirect(r, where) for r in command.redirects],
+                [backticks.remap_word(w, where) for w in command.assignments],
                 span.start,
                 span.end,
                 parent,
@@ -461,5 +463,6 @@ class Parser(CompoundParser, WordScanner):
             copied.background = command.background
             self.cmds.append(copied)
         self.pipelines.extend(tuple(m + base for m in p) for p in script.pipelines)
-        self.functions.extend(script.functions)
+        functions = script.functions
+        self.functions.extend(f._replace(span=backticks.remap(f.span, where)) for f in functions)
         self.errors.extend(script.errors)
