@@ -11,27 +11,49 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 MIN_VALUE_LENGTH = 8
 """A variable's value shorter than this is not hunted for in text (too many false hits)."""
 
 
-@dataclass(frozen=True, slots=True)
 class TokenPattern:
     """One kind of secret. When the regex has a `secret` group only that group
     is replaced (the key name, the scheme, the user stay readable); `accept`,
     when set, must also hold for a match to count. `hints` (lowercase) are
-    cheap tests: when the text holds none of them the regex is not run."""
+    cheap tests: when the text holds none of them the regex is not run.
 
-    kind: str
-    regex: re.Pattern[str]
-    must_redact: tuple[str, ...]
-    must_not_redact: tuple[str, ...]
-    accept: Callable[[re.Match[str]], bool] | None = None
-    hints: tuple[str, ...] = ()
+    The regex is compiled on first use: most texts hold no hint, and the hook
+    that records a call should not compile two dozen patterns to store `ls`."""
+
+    __slots__ = ("_regex", "_source", "accept", "hints", "kind", "must_not_redact", "must_redact")
+
+    def __init__(
+        self,
+        kind: str,
+        regex: re.Pattern[str] | str,
+        must_redact: tuple[str, ...],
+        must_not_redact: tuple[str, ...],
+        accept: Callable[[re.Match[str]], bool] | None = None,
+        hints: tuple[str, ...] = (),
+    ) -> None:
+        self.kind = kind
+        self._source = regex if isinstance(regex, str) else regex.pattern
+        self._regex = None if isinstance(regex, str) else regex
+        self.must_redact = must_redact
+        self.must_not_redact = must_not_redact
+        self.accept = accept
+        self.hints = hints
+
+    @property
+    def regex(self) -> re.Pattern[str]:
+        if self._regex is None:
+            self._regex = re.compile(self._source)
+        return self._regex
+
+    def __repr__(self) -> str:
+        return f"TokenPattern({self.kind!r}, {self._source!r})"
 
     def matches(self, text: str) -> list[re.Match[str]]:
         found = self.regex.finditer(text)
@@ -45,7 +67,7 @@ def _p(
     must_not: tuple[str, ...],
     accept: Callable[[re.Match[str]], bool] | None = None,
 ) -> TokenPattern:
-    return TokenPattern(kind, re.compile(pattern), must, must_not, accept, _HINTS.get(kind, ()))
+    return TokenPattern(kind, pattern, must, must_not, accept, _HINTS.get(kind, ()))
 
 
 _HINTS: dict[str, tuple[str, ...]] = {
@@ -293,8 +315,7 @@ def _replace(pattern: TokenPattern, text: str) -> str:
     return pattern.regex.sub(one, text)
 
 
-@dataclass(frozen=True, slots=True)
-class KnownSecrets:
+class KnownSecrets(NamedTuple):
     """Values to hunt for verbatim, by variable name (see `secret_values`)."""
 
     regex: re.Pattern[str] | None
