@@ -4,10 +4,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from redline.command import check_command
-from redline.decision import Decision, RuleHit, Severity, Span, Verdict
-
 if TYPE_CHECKING:
+    from redline.command import check_command
+    from redline.decision import Decision, RuleHit, Severity, Span, Verdict
     from redline.gatekeeper import Gate, check_tool_call
 
 __all__ = [
@@ -22,11 +21,31 @@ __all__ = [
 ]
 __version__ = "0.1.0"
 
+# Every public name loads on first use: `import redline.cli.main` (the
+# console script) must not pay for the rule catalogue before it knows the
+# subcommand, and the hook loads only what its call needs.
+_LAZY = {
+    "check_command": "redline.command",
+    "Decision": "redline.decision",
+    "RuleHit": "redline.decision",
+    "Severity": "redline.decision",
+    "Span": "redline.decision",
+    "Verdict": "redline.decision",
+    "Gate": "redline.gatekeeper",
+    "check_tool_call": "redline.gatekeeper",
+}
+
 
 def __getattr__(name: str) -> Any:
-    # The tool-call gate loads on first use, so `check_command` stays light.
-    if name in ("Gate", "check_tool_call"):
-        from redline import gatekeeper
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module `redline` has no attribute `{name}`")
+    import importlib
 
-        return getattr(gatekeeper, name)
-    raise AttributeError(f"module `redline` has no attribute `{name}`")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *__all__})

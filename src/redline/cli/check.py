@@ -1,19 +1,30 @@
-"""`redline check`: explain the verdict for a command or a tool call, or judge a batch."""
+"""`redline check`: explain the verdict for a command or a tool call, or judge a batch.
+
+`redline check` is started once per question, so its common command lines
+are read by `fast_args` without argparse; anything it is not sure of (help,
+abbreviations, errors) goes to the argparse parser, which has the last word.
+With `--record` every verdict is appended to the approval log first; a log
+that cannot be written turns the verdict into a deny (`log-unavailable`).
+"""
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, TextIO
 
 from redline.cli import exitcodes
 from redline.decision import Decision, Verdict
 
 if TYPE_CHECKING:
+    import argparse
+
+    from redline.audit.store import Store
     from redline.gatekeeper import Gate
+
+    Args = argparse.Namespace | SimpleNamespace
 
 # Judges one parsed batch line; raises ValueError for a malformed one.
 LineJudge = Callable[[dict[str, Any]], Decision]
@@ -44,24 +55,69 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
         help="the policy file (default: $REDLINE_POLICY, else policy.yaml in $REDLINE_HOME, "
         "else the policy that ships with redline)",
     )
+    parser.add_argument(
+        "--record",
+        action="store_true",
+        help="append each verdict to the approval log ($REDLINE_STORE, else $REDLINE_HOME); "
+        "a log that cannot be written makes the verdict a deny (`log-unavailable`)",
+    )
     parser.set_defaults(handler=run)
 
 
-def run(args: argparse.Namespace) -> int:
-    from redline.policy.load import PolicyError
+_FLAGS = ("--json", "--batch", "--record")
+_VALUED = ("--cwd", "--tool", "--args", "--context", "--session", "--policy")
 
+
+def fast_args(argv: Sequence[str]) -> SimpleNamespace | None:
+    """The arguments of a plain `redline check` command line, read without
+    argparse; `None` when argparse must decide (help, `--`, abbreviations,
+    a value or command that starts with `-`, anything malformed)."""
+    values: dict[str, Any] = {"command": None, "args": "{}"}
+    values.update(dict.fromkeys(name[2:] for name in _VALUED if name != "--args"))
+    values.update(dict.fromkeys((name[2:] for name in _FLAGS), False))
+    rest = list(argv)
+    while rest:
+        word = rest.pop(0)
+        name, equals, value = word.partition("=")
+        if word in _FLAGS:
+            values[word[2:]] = True
+        elif name in _VALUED and equals:
+            values[name[2:]] = value
+        elif word in _VALUED and rest and not rest[0].startswith("-"):
+            values[word[2:]] = rest.pop(0)
+        elif word.startswith("-") or values["command"] is not None:
+            return None
+        else:
+            values["command"] = word
+    return SimpleNamespace(**values)
+
+
+def run(args: Args) -> int:
     try:
         return _run(args)
-    except PolicyError as error:
+    except Exception as error:
+        # Imported here: the policy loader is not needed to judge a command line.
+        from redline.policy.load import PolicyError
+
+        if not isinstance(error, PolicyError):
+            raise
         print(f"error: the gate cannot start\n{error}", file=sys.stderr)
         return exitcodes.POLICY_FAILED
 
 
-def _run(args: argparse.Namespace) -> int:
+def _run(args: Args) -> int:
     gates = _GateOnce(args.policy)
+    log = _Log(args.context, args.session) if args.record else None
     if args.batch:
-        return run_batch(sys.stdin, sys.stdout, lambda line: judge_any_line(line, gates))
+        judge = lambda line: judge_any_line(line, gates)  # noqa: E731
+        try:
+            return run_batch(sys.stdin, sys.stdout, judge if log is None else log.judging(judge))
+        finally:
+            if log is not None:
+                log.close()
     if args.tool is not None:
+        import json
+
         try:
             tool_args = json.loads(args.args)
         except ValueError as error:
@@ -71,17 +127,23 @@ def _run(args: argparse.Namespace) -> int:
         line = {"tool": args.tool, "args": tool_args, "cwd": args.cwd, "context": args.context,
                 "session": args.session}  # fmt: skip
         text = tool_args.get("command") if isinstance(tool_args.get("command"), str) else ""
-        return _report(args, str(text), judge_tool_line(line, gates.get()))
-    if args.command is None:
+        decision = judge_tool_line(line, gates.get())
+    elif args.command is None:
         return _usage("no command given", "`redline check 'rm -rf build'`")
-    if args.policy or args.context or args.session:
-        line = {"tool": "Bash", "args": {"command": args.command},
+    elif args.policy or args.context or args.session:
+        bash = {"tool": "Bash", "args": {"command": args.command},
                 "cwd": args.cwd or os.getcwd(), "context": args.context,
                 "session": args.session}  # fmt: skip
-        return _report(args, args.command, judge_tool_line(line, gates.get()))
-    from redline.command import check_command
+        line = {"command": args.command, "cwd": bash["cwd"]}
+        text, decision = args.command, judge_tool_line(bash, gates.get())
+    else:
+        from redline.command import check_command
 
-    return _report(args, args.command, check_command(args.command, cwd=args.cwd))
+        line = {"command": args.command, "cwd": args.cwd}
+        text, decision = args.command, check_command(args.command, cwd=args.cwd)
+    if log is not None:
+        decision = log.record_once(line, decision)
+    return _report(args, str(text), decision)
 
 
 def _usage(message: str, example: str) -> int:
@@ -89,8 +151,10 @@ def _usage(message: str, example: str) -> int:
     return exitcodes.USAGE
 
 
-def _report(args: argparse.Namespace, text: str, decision: Decision) -> int:
+def _report(args: Args, text: str, decision: Decision) -> int:
     if args.json:
+        import json
+
         print(json.dumps(decision.to_json()))
     else:
         print(render(text, decision))
@@ -110,6 +174,70 @@ class _GateOnce:
 
             self._gate = Gate.from_environ(policy_path=self._policy)
         return self._gate
+
+
+AGENT = "cli"
+"""The agent named in the log for calls judged by `redline check --record`."""
+COMMAND_TOOL = "command"
+"""The tool named in the log for a bare command line (not a tool call)."""
+
+
+class _Log:
+    """The approval log for `--record`: opened on first use, kept for a batch,
+    and opened again after a failure (the next verdict retries it)."""
+
+    def __init__(self, context: str | None, session: str | None) -> None:
+        self._context, self._session = context, session
+        self._store: Store | None = None
+
+    def record(self, line: dict[str, Any], decision: Decision) -> Decision:
+        """`decision` once it is in the log; a deny (`log-unavailable`) if it
+        cannot be written: no verdict of redline's goes unrecorded."""
+        from redline.audit.recorder import (
+            LogUnavailable,
+            deny_log_unavailable,
+            open_log,
+            record_decision,
+        )
+
+        if "tool" in line:
+            tool, call_args = str(line["tool"]), line.get("args") or {}
+        else:
+            tool = COMMAND_TOOL
+            call_args = {key: line[key] for key in ("command", "cwd") if line.get(key) is not None}
+        try:
+            if self._store is None:
+                self._store = open_log()
+            record_decision(
+                self._store,
+                session=line.get("session") or self._session,
+                context=line.get("context") or self._context,
+                agent=AGENT,
+                tool=tool,
+                args=call_args,
+                decision=decision,
+            )
+        except LogUnavailable as error:
+            self.close()
+            denied = deny_log_unavailable(error)
+            return denied._replace(context=decision.context, hits=decision.hits)
+        return decision
+
+    def record_once(self, line: dict[str, Any], decision: Decision) -> Decision:
+        try:
+            return self.record(line, decision)
+        finally:
+            self.close()
+
+    def judging(self, judge: LineJudge) -> LineJudge:
+        """`judge`, each verdict recorded; a malformed line is judged by no one
+        (the batch denies it) and so is not recorded."""
+        return lambda line: self.record(line, judge(line))
+
+    def close(self) -> None:
+        store, self._store = self._store, None
+        if store is not None:
+            store.close()
 
 
 def judge_line(line: dict[str, Any]) -> Decision:
@@ -147,6 +275,8 @@ def judge_any_line(line: dict[str, Any], gates: _GateOnce) -> Decision:
 
 def run_batch(stdin: TextIO, stdout: TextIO, judge: LineJudge) -> int:
     """One JSON object out per line in, in order; a bad line is denied, and the batch goes on."""
+    import json
+
     for number, raw in enumerate(stdin, 1):
         if not raw.strip():
             continue

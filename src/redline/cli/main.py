@@ -1,13 +1,20 @@
-"""Parse the command line and dispatch to the subcommand's module."""
+"""Parse the command line and dispatch to the subcommand's module.
+
+`hook` (once per tool call) and a plain `check` are dispatched before
+argparse is imported: each reads its own arguments and hands anything it is
+not sure of (help, errors) back to the argparse parser built here.
+"""
 
 from __future__ import annotations
 
-import argparse
-import importlib
 import sys
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from redline.cli import exitcodes
+
+if TYPE_CHECKING:
+    import argparse
 
 # Each module defines `add_parser(subparsers)`; it is imported only when its
 # subcommand runs, so `redline check` starts without loading the rest.
@@ -29,6 +36,9 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
 
 
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    import argparse
+    import importlib
+
     parser = argparse.ArgumentParser(
         prog="redline",
         description="An approval gate for AI agents. Exit codes: 0 allow, 3 ask, 4 deny, "
@@ -50,6 +60,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         from redline.cli.hook import fast_main
 
         return fast_main(args_list[1:])
+    if args_list[:1] == ["check"]:
+        from redline.cli.check import fast_args, run
+
+        fast = fast_args(args_list[1:])
+        if fast is not None:
+            return run(fast)
     wanted = args_list[0] if args_list and args_list[0] in SUBCOMMANDS else None
     parser = build_parser(only=wanted)
     args = parser.parse_args(args_list)

@@ -1,0 +1,81 @@
+"""`redline check` reads its common command lines without argparse, to the
+same values argparse gives; the package loads its parts on first use."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import redline
+from redline.cli.check import fast_args
+from redline.cli.main import build_parser
+
+SAME = [
+    ["ls"],
+    ["rm -rf build", "--cwd", "/srv"],
+    ["--json", "ls", "--cwd=/srv"],
+    ["--cwd", "", "ls"],
+    ["--record", "--batch"],
+    ["--tool", "Read", "--args", '{"file_path": "/x"}', "--context", "cron", "--session", "s"],
+    ["--policy", "p.yaml", "--tool=Write", "--args={}", "--json", "--record"],
+    ["--cwd", "/a", "--cwd", "/b", "ls"],
+    [],
+    [""],
+]
+LEFT_TO_ARGPARSE = [
+    ["-h"],
+    ["--help"],
+    ["--reco", "ls"],
+    ["--", "-rf"],
+    ["ls", "pwd"],
+    ["--cwd"],
+    ["--cwd", "--json", "ls"],
+    ["--json=yes", "ls"],
+    ["--args", "-1", "--tool", "Read"],
+    ["-x"],
+]
+
+
+@pytest.mark.parametrize("argv", SAME)
+def test_fast_args_match_argparse(argv: list[str]) -> None:
+    parsed = vars(build_parser(only="check").parse_args(["check", *argv]))
+    del parsed["handler"]
+    fast = fast_args(argv)
+    assert fast is not None
+    assert vars(fast) == parsed
+
+
+@pytest.mark.parametrize("argv", LEFT_TO_ARGPARSE)
+def test_anything_unusual_is_left_to_argparse(argv: list[str]) -> None:
+    assert fast_args(argv) is None
+
+
+def test_public_names_load_on_first_use() -> None:
+    from redline.command import check_command
+    from redline.decision import Decision
+    from redline.gatekeeper import check_tool_call
+
+    assert (redline.check_command, redline.Decision, redline.check_tool_call) == (
+        check_command,
+        Decision,
+        check_tool_call,
+    )
+    with pytest.raises(AttributeError, match="no attribute `nothing`"):
+        _ = redline.nothing
+
+
+def test_check_and_hook_start_without_argparse(tmp_path: Path) -> None:
+    """What `redline check ls` and `import redline` load, in a fresh process."""
+    code = (
+        "import sys, redline; light = 'redline.command' not in sys.modules; "
+        "from redline.cli.main import main; code = main(['check', 'ls']); "
+        "print(light, code, 'argparse' in sys.modules, 'redline.gatekeeper' in sys.modules)"
+    )
+    env = {"REDLINE_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
+    ).stdout
+    assert out.splitlines()[-1] == "True 0 False False"
