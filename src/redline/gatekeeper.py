@@ -51,12 +51,12 @@ def _package_tree() -> tuple[str, ...]:
 def configured_policy(environ: Mapping[str, str] | None = None) -> str | None:
     """`$REDLINE_POLICY`, else `$REDLINE_HOME/policy.yaml` if it exists; `None`
     means the policy that ships with redline."""
-    from redline.home import home_dir
+    from redline.home import expand_user, home_dir
 
     env = os.environ if environ is None else environ
     configured = env.get("REDLINE_POLICY", "").strip()
     if configured:
-        return os.path.expanduser(configured)
+        return expand_user(configured, env)
     path = os.path.join(home_dir(env), "policy.yaml")
     return path if os.path.isfile(path) else None
 
@@ -81,7 +81,11 @@ class Gate:
         self._stamp = _stamp(self.policy_path)
         self._reload_problem: str | None = None
         self._lock = threading.Lock()
-        self._home = os.fspath(home) if home else os.path.expanduser("~")
+        from redline.home import user_home
+
+        # One home for the whole decision: the catalogue's `~`, the protected
+        # places and the policy's paths all use it.
+        self._home = os.fspath(home) if home else user_home()
         self._redline_home = os.fspath(redline_home) if redline_home else "~/.redline"
         self._hermes_home = os.fspath(hermes_home) if hermes_home else None
         self._gateway_names = gateway_names
@@ -90,7 +94,9 @@ class Gate:
         elif policy_path:
             self.allowlist = Allowlist(os.path.join(os.path.dirname(self.policy_path), FILE_NAME))
         else:
-            gate_home = os.path.expanduser(self._redline_home)
+            gate_home = self._redline_home
+            if gate_home == "~" or gate_home.startswith("~/"):
+                gate_home = self._home.rstrip("/") + gate_home[1:]
             self.allowlist = Allowlist(os.path.join(gate_home, FILE_NAME))
         self._guard = self._build_guard(self._policy)
         self.sessions = SessionStore()
@@ -100,15 +106,16 @@ class Gate:
         cls, environ: Mapping[str, str] | None = None, policy_path: PathLike | None = None
     ) -> Gate:
         """A gate for this machine: `policy_path`, else the configured policy."""
-        from redline.home import home_dir
+        from redline.home import expand_user, home_dir, user_home
 
         env = os.environ if environ is None else environ
         home = home_dir(env)
+        hermes = env.get("HERMES_HOME", "").strip()
         return cls(
             policy_path or configured_policy(env),
-            home=env.get("HOME") or None,
+            home=user_home(env),
             redline_home=home,
-            hermes_home=env.get("HERMES_HOME") or None,
+            hermes_home=expand_user(hermes, env) if hermes else None,
             cache_dir=os.path.join(home, "cache"),
         )
 

@@ -10,13 +10,41 @@ if TYPE_CHECKING:
     from pathlib import Path
 
 
+def user_home(environ: Mapping[str, str] | None = None) -> str:
+    """The owner's home directory: `$HOME` of `environ` (the process's when
+    none is given). Every path judged for a decision uses this one value."""
+    env = os.environ if environ is None else environ
+    home = env.get("HOME", "").strip()
+    if home:
+        return home.rstrip("/") or "/"
+    # No HOME: the account's home, as `~` means to the shell.
+    return os.path.expanduser("~") if environ is None or env is os.environ else _account_home()
+
+
+def _account_home() -> str:
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:
+        return "/"
+
+
+def expand_user(path: str, environ: Mapping[str, str] | None = None) -> str:
+    """`~` and `~/x` against `user_home(environ)`; `~user/x` as the system says."""
+    if path == "~" or path.startswith("~/"):
+        home = user_home(environ)
+        return home + path[1:] if home != "/" else path[1:] or "/"
+    return os.path.expanduser(path)
+
+
 def home_dir(environ: Mapping[str, str] | None = None) -> str:
     """The directory as a string; importing nothing, for the hook's hot path."""
     env = os.environ if environ is None else environ
     configured = env.get("REDLINE_HOME", "").strip()
     if configured:
-        return os.path.expanduser(configured)
-    return os.path.join(os.path.expanduser("~"), ".redline")
+        return expand_user(configured, env)
+    return os.path.join(user_home(env), ".redline")
 
 
 def redline_home(environ: Mapping[str, str] | None = None) -> Path:

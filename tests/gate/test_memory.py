@@ -139,3 +139,22 @@ def test_the_memory_can_be_listed_for_saving(gate: Gate) -> None:
         "rm -rf /tmp/x",
         frozenset({"/tmp/x"}),
     )
+
+
+def test_entries_lists_what_is_remembered_oldest_first() -> None:
+    from redline.gate.memory import Fingerprint, Outcome, RejectionMemory
+
+    memory = RejectionMemory()
+    first = Fingerprint(
+        frozenset({("write", "/etc/hosts")}), frozenset({"/etc/hosts"}), frozenset(), "a"
+    )
+    second = Fingerprint(
+        frozenset({("read", "/etc/motd")}), frozenset(), frozenset({"/etc/motd"}), "b"
+    )
+    memory.remember(first, Outcome.REJECTED)
+    memory.remember(second, Outcome.TIMEOUT)
+    assert [(e.fingerprint.summary, e.outcome) for e in memory.entries] == [
+        ("a", Outcome.REJECTED),
+        ("b", Outcome.TIMEOUT),
+    ]
+    assert memory.copy().entries == memory.entries

@@ -15,6 +15,7 @@ import shlex
 
 from redline.decision import RuleHit, Span
 from redline.gate.actions import Action, ActionKind
+from redline.gate.owner_home import Respelled, home_form, respell, unknown_home
 from redline.rules.catalog import evaluate
 from redline.rules.targets import deleted_trees, written_files
 from redline.shell import paths
@@ -35,7 +36,10 @@ class Facts:
     """What an action does. Only the hits are found up front; the rest is
     worked out when the policy, an approval or the memory asks for it."""
 
-    __slots__ = ("_groups", "_paths", "_subjects", "action", "analysis", "hits", "resolved")
+    __slots__ = (
+        "_groups", "_paths", "_subjects", "action", "analysis", "hits", "home", "resolved",
+        "respelled",
+    )  # fmt: skip
 
     def __init__(
         self,
@@ -43,8 +47,14 @@ class Facts:
         analysis: Analysis | None,
         hits: tuple[RuleHit, ...],
         resolved: tuple[str, ...] = (),
+        home: str = "",
+        respelled: Respelled | None = None,
     ) -> None:
         self.action = action
+        # The owner's home: paths under it are compared as `~/...`.
+        self.home = home
+        # The command as analysed, with the owner's home spelled `~`.
+        self.respelled = respelled
         self.analysis = analysis
         self.hits = hits
         # The file tool's paths, normalised.
@@ -55,7 +65,12 @@ class Facts:
 
     def _shell_paths(self) -> tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]:
         if self._paths is None:
-            self._paths = _paths_of(self.action, self.analysis, self.resolved)
+            written, read, urls = _paths_of(self.action, self.analysis, self.resolved)
+            home = self.home
+            if home:
+                written = tuple(dict.fromkeys(home_form(p, home) for p in written))
+                read = tuple(dict.fromkeys(home_form(p, home) for p in read))
+            self._paths = (written, read, urls)
         return self._paths
 
     @property
@@ -185,18 +200,22 @@ def hosts_of(urls: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     return tuple(found)
 
 
-def collect(action: Action, resolved: tuple[str, ...]) -> Facts:
-    """`resolved`: the action's file paths, normalised (empty for commands)."""
+def collect(action: Action, resolved: tuple[str, ...], home: str = "") -> Facts:
+    """`resolved`: the action's file paths, normalised (empty for commands);
+    `home`: the owner's home directory."""
     if action.kind in _SHELL_TEXT_KINDS and action.command is not None:
         workdir = action.workdir
         cwd = workdir if action.kind is ActionKind.RUN and workdir and workdir[0] == "/" else None
-        analysis = analyze(action.command, cwd)
-        return Facts(action, analysis, evaluate(analysis))
+        respelled = respell(action.command, home)
+        if cwd and unknown_home(home):
+            cwd = home_form(cwd, home)
+        analysis = analyze(respelled.text, cwd)
+        return Facts(action, analysis, evaluate(analysis), home=home, respelled=respelled)
     kind = action.kind
     hits: dict[str, RuleHit] = {}
     if kind in (ActionKind.READ, ActionKind.SEARCH, ActionKind.WRITE, ActionKind.PATCH):
         for path in resolved:
-            quoted = shlex.quote(path)
+            quoted = shlex.quote(home_form(path, home) if home else path)
             if kind is ActionKind.READ:
                 equivalent = f"cat -- {quoted}"
             elif kind is ActionKind.SEARCH:
@@ -205,7 +224,7 @@ def collect(action: Action, resolved: tuple[str, ...]) -> Facts:
                 equivalent = f": > {quoted}"
             for hit in _equivalent_hits(equivalent):
                 hits.setdefault(hit.rule_id, hit)
-    return Facts(action, None, tuple(hits.values()), resolved)
+    return Facts(action, None, tuple(hits.values()), resolved, home)
 
 
 @functools.lru_cache(maxsize=4096)

@@ -19,9 +19,11 @@ from redline.gate.context import CallContext
 from redline.gate.effects import Facts, Subject, collect
 from redline.gate.memory import Outcome, RejectionMemory, canonical_rule, fingerprint
 from redline.gate.never_run import Guard
+from redline.gate.owner_home import home_form, respell, unknown_home
 from redline.gate.tools import normalize
 from redline.policy.model import CallView, Policy
 from redline.shell import paths
+from redline.shell.analysis import Analysis, analyze
 
 NEVER_RUN = "never-run"
 POLICY_DENY = "policy-deny"
@@ -108,21 +110,30 @@ def evaluate(
         if refusal is not None:
             return _deny(refusal, ctx)
     resolved = resolve_paths(action) if action.is_file_tool else ()
-    facts = collect(action, resolved)
+    facts = collect(action, resolved, guard.places.home)
     never = _never_run(action, resolved, facts, guard)
     if never:
         # Only the never-run hits: nothing else the call does can matter.
         first = never[0]
         decision = Decision(Verdict.DENY, never, first.description, first.repair, True, NEVER_RUN)
-        return _deny(decision, ctx, facts)
+        return _spelled_back(_deny(decision, ctx, facts), facts)
     refusal = shape.refusal(action)
     if refusal is not None:
-        return _deny(refusal, ctx, facts)
+        return _spelled_back(_deny(refusal, ctx, facts), facts)
     hard = [h for h in facts.hits if h.severity is Severity.HARDLINE]
     if hard:
         reason = "; ".join(dict.fromkeys(h.description for h in hard))
-        return _deny(Decision(Verdict.DENY, facts.hits, reason, hard[0].repair, True), ctx, facts)
-    return _judge(action, facts, ctx, policy, guard, granted, memory)
+        decision = Decision(Verdict.DENY, facts.hits, reason, hard[0].repair, True)
+        return _spelled_back(_deny(decision, ctx, facts), facts)
+    return _spelled_back(_judge(action, facts, ctx, policy, guard, granted, memory), facts)
+
+
+def _spelled_back(evaluation: Evaluation, facts: Facts) -> Evaluation:
+    """Spans into the text the agent wrote, where the owner's home was respelled."""
+    respelled = facts.respelled
+    if respelled is None or not respelled.changes:
+        return evaluation
+    return evaluation._replace(decision=respelled.unmap(evaluation.decision))
 
 
 def _never_run(
@@ -135,9 +146,19 @@ def _never_run(
         found.extend(guard.file_hits(action, resolved))
     if action.kind in (ActionKind.MCP, ActionKind.UNKNOWN):
         found.extend(guard.argument_hits(action))
+        if action.command:
+            # A command line given to a tool nothing is known about may run:
+            # only the never-run kinds are judged in it.
+            found.extend(guard.shell_hits(_analyze_foreign(action, guard.places.home)))
     if action.kind in _TEXT_KINDS:
         found.extend(guard.text_hits(action))
     return tuple({h.rule_id: h for h in reversed(found)}.values())[::-1]
+
+
+def _analyze_foreign(action: Action, home: str) -> Analysis:
+    base = action.base if shape.is_absolute(action.base) else None
+    text = respell(action.command or "", home).text
+    return analyze(text, home_form(base, home) if base and unknown_home(home) else base)
 
 
 def _view(action: Action, facts: Facts, ctx: CallContext, home: str, policy: Policy) -> CallView:

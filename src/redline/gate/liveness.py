@@ -7,6 +7,7 @@ import functools
 import re
 from collections.abc import Iterator
 
+from redline.gate import loopback
 from redline.gate.protected import NeverRunKind, Places
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import interpreter_family
@@ -177,6 +178,8 @@ def process_hits(inv: Invocation, analysis: Analysis, places: Places) -> Iterato
 
 def _pid_looked_up(inv: Invocation, analysis: Analysis, names: re.Pattern[str]) -> bool:
     sources = [*analysis.children(inv), *(analysis.invocations[k] for k in inv.upstream)]
+    if inv.remote:  # `ssh localhost kill $(pgrep x)`: the lookup runs here, under ssh
+        sources += [c for s in loopback.launchers(inv, analysis) for c in analysis.children(s)]
     for source in sources:
         if source.name in _PID_FINDERS and any(names.search(v) for v in source.values):
             return True

@@ -14,12 +14,13 @@ from collections.abc import Iterator
 from typing import NamedTuple
 
 from redline.decision import RuleHit, Severity, Span
-from redline.gate import liveness
+from redline.gate import liveness, loopback
 from redline.gate.actions import Action, ActionKind
 from redline.gate.operands import (
     LISTERS,
     READERS,
     extra_writes,
+    find_changed_roots,
     installs_crontab,
     mentions,
     operand_value,
@@ -209,7 +210,7 @@ class Guard(NamedTuple):
 
     def shell_hits(self, analysis: Analysis) -> Iterator[RuleHit]:
         for inv in analysis.invocations:
-            if inv.remote:
+            if inv.remote and not loopback.runs_here(inv, analysis):
                 continue
             yield from self._invocation_hits(inv, analysis)
 
@@ -242,7 +243,7 @@ class Guard(NamedTuple):
             path = self.canon(operand_value(value), cwd, operand_value(raw.get(value, "")))
             if path is not None:
                 written.add(path)
-        for tree in deleted_trees(inv, analysis):
+        for tree in (*deleted_trees(inv, analysis), *find_changed_roots(inv)):
             path = self.canon(tree, cwd)
             if path is not None:
                 written.add(path)

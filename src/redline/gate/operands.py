@@ -45,9 +45,10 @@ def operand_value(value: str) -> str:
     if value.startswith("@"):
         return value[1:]
     if value.startswith("--") and "=" in value:
-        return value.partition("=")[2]
+        return operand_value(value.partition("=")[2])
     if "=" in value and not value.startswith(("-", "/", "~", ".")):
-        return value.partition("=")[2]
+        # `-F file=@PATH` and `-F file=<PATH` (curl's form fields) name PATH too.
+        return value.partition("=")[2].removeprefix("@").removeprefix("<")
     return value
 
 
@@ -122,6 +123,38 @@ def extra_writes(inv: Invocation) -> Iterator[str]:
         yield from (w.value for w in operands[1:])
     if name == "awk" and "inplace" in values:
         yield from (w.value for w in operands[1:])
+
+
+# `find` actions that remove, move or change what they find.
+_FIND_CHANGES = frozenset({"-delete", "-fprint", "-fprint0", "-fprintf", "-fls"})
+_FIND_RUNS = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_FIND_GLOBAL = frozenset({"-H", "-L", "-P", "-O0", "-O1", "-O2", "-O3", "-D"})
+
+
+def find_changed_roots(inv: Invocation) -> tuple[str, ...]:
+    """The starting points of a `find` that deletes or changes what it finds
+    (`-delete`, `-exec rm {} ;`): anything under them may be changed."""
+    if inv.name != "find":
+        return ()
+    values = inv.values
+    changes = False
+    for k, value in enumerate(values):
+        if value in _FIND_CHANGES:
+            changes = True
+        elif value in _FIND_RUNS and k + 1 < len(values):
+            program = values[k + 1].rsplit("/", 1)[-1]
+            in_place = program == "sed" and any(v.startswith(("-i", "--in-place")) for v in values)
+            changes = changes or in_place or program not in READERS | LISTERS
+    if not changes:
+        return ()
+    roots: list[str] = []
+    for value in values:
+        if value in _FIND_GLOBAL:
+            continue
+        if value.startswith(("-", "(", "!", ")")):
+            break
+        roots.append(value)
+    return tuple(roots) or (".",)
 
 
 def installs_crontab(inv: Invocation) -> bool:

@@ -69,6 +69,9 @@ class Protected(NamedTuple):
 
 
 _HOME_PREFIX = re.compile(r"\A(?:/root|/var/root|/home/[^/]+|/Users/[^/]+)(?=/|\Z)")
+# Another way to the same files: a process's view of the root directory
+# (`/proc/self/root/etc` is `/etc`), and macOS's `/private/var/root`.
+_ROOT_ALIAS = re.compile(r"\A(?:/proc/(?:self|thread-self|\d+)(?:/task/\d+)?/root|/private)(?=/)")
 # The approval log lives in the gate's home: everything there but these is the log.
 _NOT_LOG = ("*.yaml", "*.yml", "*.json", "*.lock", "*.toml", "*.sock", "cache")
 _SSH_KEYS = ("id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "id_ed25519_sk", "id_ecdsa_sk")
@@ -76,6 +79,7 @@ _SSH_KEYS = ("id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "id_ed25519_sk", "id_
 
 def canonical(path: str, home: str) -> str:
     """`~/...` for paths in any home directory, lower-cased."""
+    path = _ROOT_ALIAS.sub("", path, count=1) or "/"
     home = home.rstrip("/")
     if home and home != "/" and (path == home or path.startswith(home + "/")):
         path = "~" + path[len(home) :]

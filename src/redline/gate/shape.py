@@ -87,6 +87,10 @@ def _paths(action: Action) -> Decision | None:
         what = "the patch names no file" if action.kind is ActionKind.PATCH else "got none"
         return _path_refusal(action, f"`{action.tool}` needs `{key}` as an absolute path; {what}")
     for path in action.paths:
+        if not path.strip():
+            return _path_refusal(
+                action, f"`{action.tool}` needs `{key}` as an absolute path; got ``"
+            )
         if is_absolute(path):
             continue
         if action.relative_ok and is_absolute(action.base) and not path.startswith("~"):

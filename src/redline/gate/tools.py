@@ -103,6 +103,8 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
         "local_shell": _host("codex", K.RUN, command=_SHELL_ARGV, workdir=_CODEX_WORKDIR),
         "container.exec": _host("codex", K.RUN, command=_SHELL_ARGV, workdir=_CODEX_WORKDIR),
         "exec_command": _host("codex", K.RUN, command=_SHELL_ARGV, workdir=_CODEX_WORKDIR),
+        "shell_command": _host("codex", K.RUN, command=_SHELL_ARGV, workdir=_CODEX_WORKDIR),
+        "write_stdin": _host("codex", K.PROCESS, command=("chars", "input")),
         "apply_patch": _host(
             "codex", K.PATCH, patch=("input", "patch", "command"), texts=("input", "patch")
         ),
@@ -118,6 +120,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
         "web_fetch": _host("gemini", K.FETCH, urls=("url",), url_texts=("prompt",)),
         "google_web_search": _host("gemini", K.WEB_SEARCH),
         "save_memory": _host("gemini", K.MEMORY, texts=("fact",)),
+        "write_todos": _host("gemini", K.PLAN),
     }
 )
 
@@ -127,11 +130,28 @@ PREFIXES: tuple[tuple[str, ToolSpec], ...] = (
     ("mcp__", _host("mcp", K.MCP)),
 )
 
+# Spellings hosts and model APIs give the same tool: `functions.terminal`,
+# `default_api:read_file`, `Terminal`, `bash`.
+_NAMESPACE = re.compile(r"\A(?:functions|default_api|tools|tool|api)[.:]")
+_FOLDED: Mapping[str, ToolSpec] = MappingProxyType(
+    {
+        name.lower(): spec
+        for name, spec in TOOLS.items()
+        if all(other == spec for n, other in TOOLS.items() if n.lower() == name.lower())
+    }
+)
+# Arguments of an MCP or unknown tool that hold a shell command line.
+_COMMAND_KEYS = ("command", "cmd", "script", "shell_command")
+
 _URL = re.compile(r"\bhttps?://[^\s<>\"'`)\]]+", re.IGNORECASE)
 
 
 def lookup(tool: str) -> ToolSpec | None:
     spec = TOOLS.get(tool)
+    if spec is not None:
+        return spec
+    bare = _NAMESPACE.sub("", tool, count=1)
+    spec = TOOLS.get(bare) or _FOLDED.get(bare.lower())
     if spec is not None:
         return spec
     for prefix, family in PREFIXES:
@@ -156,9 +176,11 @@ def normalize(call: ToolCall) -> Action:
         # Nothing says what these tools do: keep every string they are given,
         # so the never-run checks can see a protected path among them.
         texts = tuple(_flatten(args)) if isinstance(args, Mapping) else ()
-        if spec is None:
-            return Action(call.tool, K.UNKNOWN, "unknown", base=call.cwd, texts=texts)
-        return Action(call.tool, K.MCP, spec.vocabulary, base=call.cwd, texts=texts)
+        command = None
+        if isinstance(args, Mapping):
+            command = next((args[k] for k in _COMMAND_KEYS if isinstance(args.get(k), str)), None)
+        kind, vocabulary = (K.UNKNOWN, "unknown") if spec is None else (K.MCP, spec.vocabulary)
+        return Action(call.tool, kind, vocabulary, command=command, base=call.cwd, texts=texts)
     if not isinstance(args, Mapping):
         return Action(
             call.tool,
