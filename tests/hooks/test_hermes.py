@@ -49,15 +49,45 @@ def test_shell_hook_blocks_with_the_repair(env: Env) -> None:
     assert decision.code == "unsupported-execution-context"
     assert run_inproc("hermes", payload("terminal", no_workdir), env) == (
         0,
-        block(messages.refusal(decision)),
+        block(messages.refusal(decision._replace(code="hook-unsupported-execution-context"))),
         "",
     )
     code = gate_decision(env, "execute_code", {"code": "print(1)"}, None)
     assert run_inproc("hermes", payload("execute_code", {"code": "print(1)"}), env) == (
         0,
-        block(messages.refusal(code)),
+        block(messages.refusal(code._replace(code="hook-hermes-execute-code-unbound"))),
         "",
     )
+
+
+@pytest.mark.parametrize(
+    ("tool", "tool_input", "code"),
+    [
+        ("terminal", {"command": "ls"}, "hook-unsupported-execution-context"),
+        ("terminal", {"command": "ls", "workdir": "notes"}, "hook-unsupported-execution-context"),
+        ("read_file", {"path": "notes/today.md"}, "hook-unsupported-execution-context"),
+        ("write_file", {"content": "x"}, "hook-unsupported-execution-context"),
+        ("execute_code", {"code": "print(1)"}, "hook-hermes-execute-code-unbound"),
+    ],
+)
+def test_shell_hook_speaks_the_codes_hermes_agents_are_taught(
+    env: Env, tool: str, tool_input: dict[str, Any], code: str
+) -> None:
+    message = json.loads(run_inproc("hermes", payload(tool, tool_input), env).stdout)["message"]
+    assert message.startswith(f"redline refused this call (`{code}`): ")
+
+
+def test_plugin_speaks_the_codes_hermes_agents_are_taught(
+    env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for name, value in env.items():
+        monkeypatch.setenv(name, value)
+    blocked = hermes.pre_tool_call(tool_name="execute_code", args={"code": "1"}, session_id="s")
+    assert blocked is not None
+    assert "(`hook-hermes-execute-code-unbound`)" in blocked["message"]
+    blocked = hermes.pre_tool_call(tool_name="terminal", args={"command": "ls"}, session_id="s")
+    assert blocked is not None
+    assert "(`hook-unsupported-execution-context`)" in blocked["message"]
 
 
 def test_shell_hook_cannot_ask(env: Env) -> None:

@@ -75,6 +75,7 @@ class HermesShell(HookAdapter):
 
 
 def _block(decision: Decision) -> dict[str, Any]:
+    decision = messages.in_hermes_words(decision)
     if decision.code == "no-approver":
         text = messages.approval_needed(decision, "this Hermes shell hook")
     else:

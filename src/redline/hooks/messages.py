@@ -20,6 +20,17 @@ NO_RETRY = (
 
 _LIMIT = 1500
 
+# The codes as Hermes agents are taught them (their approval skill): the gate's
+# refusals carry the `hook-` prefix there, and the service's failures their own
+# words. Other hosts see the plain codes.
+HERMES_CODES = {
+    "unsupported-execution-context": "hook-unsupported-execution-context",
+    "execute-code-unbound": "hook-hermes-execute-code-unbound",
+    "timeout": "hook-timeout",
+    "gate-unreachable": "approval facade unreachable",
+}
+_UNVERIFIED = "gate-unverified ("
+
 
 def _rules(decision: Decision) -> str:
     ids = list(dict.fromkeys(decision.rule_ids))
@@ -36,6 +47,29 @@ def _clip(text: str) -> str:
 def _sentence(text: str) -> str:
     text = text.strip()
     return text if not text or text.endswith((".", "!", "?")) else text + "."
+
+
+def hermes_code(code: str) -> str:
+    """A plain code in the words Hermes agents are taught."""
+    if code.startswith(_UNVERIFIED):
+        return "av-approval: gate unverified (" + code[len(_UNVERIFIED) :]
+    return HERMES_CODES.get(code, code)
+
+
+def in_hermes_words(decision: Decision) -> Decision:
+    """The decision with its code (and the code where its texts name it) as
+    Hermes agents know it; anything else is left as it is."""
+    code = decision.code
+    if not code:
+        return decision
+    spelled = hermes_code(code)
+    if spelled == code:
+        return decision
+    return decision._replace(
+        code=spelled,
+        reason=decision.reason.replace(f"`{code}`", f"`{spelled}`"),
+        repair=decision.repair.replace(f"`{code}`", f"`{spelled}`"),
+    )
 
 
 def refusal(decision: Decision) -> str:

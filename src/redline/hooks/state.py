@@ -158,8 +158,7 @@ def capture(data: Data, gate: Gate, session: str) -> None:
     """Copy the gate's view of a session back into `data`."""
     view = gate.sessions.view(session)
     data["grants"] = sorted([key, list(subject)] for key, subject in view.grants)
-    # `RejectionMemory` has no public way to list its entries yet.
-    entries = getattr(view.memory, "_entries", [])
+    entries = view.memory.entries
     data["memory"] = [
         {
             "outcome": str(e.outcome),
