@@ -3,9 +3,11 @@
     python bench/bench_core.py [--tldr PATH] [--runs N]
 
 Figures: µs per `check_command` (median, p99) and commands/s over tldr and our
-own corpus; import time; cold start of `redline check ls` against
-`python3 -c pass`; time for 1 MB commands of several shapes at three sizes
-(to show linear growth); the alarm rate on tldr, broken down by rule.
+own corpus; import time; cold start of `redline check ls` (and with
+`--record`) against `python3 -c pass` (target: at most 4x), and where its
+start-up time goes by part of redline; time for 1 MB commands of several
+shapes at three sizes (to show linear growth); the alarm rate on tldr,
+broken down by rule.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -71,19 +74,41 @@ def _median_run(argv: list[str], runs: int, env: dict[str, str]) -> float:
     return statistics.median(times) * 1000
 
 
-def cold_start(runs: int) -> dict[str, float]:
+def cold_start(runs: int, home: str) -> dict[str, float]:
+    # Warm bytecode caches, as on a machine in use; a log of its own for --record.
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(REDLINE_HOME=home)
+    env.pop("REDLINE_STORE", None)
     python = sys.executable
     redline = shutil.which("redline", path=str(Path(python).parent)) or "redline"
     subprocess.run([redline, "check", "ls"], capture_output=True, env=env, check=False)  # bytecode
+    subprocess.run([redline, "check", "--record", "ls"], capture_output=True, env=env, check=False)
     baseline = _median_run(["python3", "-c", "pass"], runs, env)
     figures = {
         "python3 -c pass ms": baseline,
         "import redline ms": _median_run([python, "-c", "import redline"], runs, env),
+        "import redline.command ms": _median_run(
+            [python, "-c", "import redline.command"], runs, env
+        ),
         "redline check ls ms": _median_run([redline, "check", "ls"], runs, env),
+        "redline check --record ls ms": _median_run(
+            [redline, "check", "--record", "ls"], runs, env
+        ),
     }
     figures["ratio to python3 -c pass"] = figures["redline check ls ms"] / baseline
+    figures["ratio with --record"] = figures["redline check --record ls ms"] / baseline
     return figures
+
+
+def check_breakdown(runs: int, home: str) -> None:
+    from bench_hooks import import_breakdown, print_breakdown
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env.update(REDLINE_HOME=home)
+    redline = shutil.which("redline", path=str(Path(sys.executable).parent)) or "redline"
+    argv = [sys.executable, redline, "check", "ls"]
+    title = "# where the time goes: import time of `redline check ls` (ms, self)"
+    print_breakdown(title, import_breakdown(argv, "", env, runs))
 
 
 def large_commands() -> list[tuple[str, int, float, str]]:
@@ -143,8 +168,13 @@ def main() -> None:
         )
 
     print("\n# cold start (median of", args.runs, "process starts)")
-    for key, value in cold_start(args.runs).items():
-        print(f"{key}: {value:.2f}")
+    home = tempfile.mkdtemp(prefix="redline-bench-")
+    try:
+        for key, value in cold_start(args.runs, home).items():
+            print(f"{key}: {value:.2f}")
+        check_breakdown(min(args.runs, 10), home)
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
 
     print("\n# large commands (growth should be linear in size)")
     for name, size, ms, verdict in large_commands():

@@ -5,16 +5,19 @@
 For each agent's hook: process start to decision (the whole `python -m
 redline hook AGENT` process, stdin to exit), median and p90 over N runs, for
 an allowed call and for a denied one, against `python -c pass` (the target
-is at most 4x). Then where the time goes: importing redline, importing the
-gate, and in-process the gate's construction, the check and the log append.
-Runs in a temporary REDLINE_HOME; the policy cache is warmed first.
+is at most 4x). Then where the time goes: `-X importtime` of one hook by
+part of redline (lowest of the runs), and in-process the gate's construction,
+the check and the log append. Runs in a temporary REDLINE_HOME; the policy
+cache and the bytecode are warmed first (PYTHONDONTWRITEBYTECODE is dropped).
 """
 
 from __future__ import annotations
 
 import argparse
+import collections
 import json
 import os
+import re
 import shutil
 import statistics
 import subprocess
@@ -65,6 +68,84 @@ def timed(argv: list[str], stdin: str, env: dict[str, str], runs: int) -> list[f
     return sorted(times)
 
 
+# The parts of a start-up, first match wins (a string is a module-name prefix, a
+# tuple lists top-level module names); any other module counts for its importer.
+IMPORT_GROUPS: tuple[tuple[str, str | tuple[str, ...]], ...] = (
+    ("rule catalogue (redline.rules)", "redline.rules"),
+    ("shell analysis (redline.shell)", "redline.shell"),
+    ("gate (redline.gate*)", "redline.gate"),
+    ("policy (redline.policy)", "redline.policy"),
+    ("approval log (redline.audit)", "redline.audit"),
+    ("hooks (redline.hooks)", "redline.hooks"),
+    ("command line (redline.cli)", "redline.cli"),
+    ("rest of redline", "redline"),
+    ("interpreter start", ("site", "sitecustomize", "encodings", "_distutils_hack", "io")),
+)
+_IMPORT_LINE = re.compile(r"import time:\s+(\d+) \|\s+\d+ \|( *)(\S+)")
+
+
+def _group_of(name: str) -> str | None:
+    top_name = name.split(".")[0]
+    for group, prefixes in IMPORT_GROUPS:
+        if top_name in prefixes if isinstance(prefixes, tuple) else name.startswith(prefixes):
+            return group
+    return None
+
+
+def import_breakdown(
+    argv: list[str], stdin: str, env: dict[str, str], runs: int
+) -> list[tuple[str, float, str]]:
+    """ms of import time (self, lowest of `runs`) by the part of redline that
+    brought each module in: a standard-library module counts for the nearest
+    redline module that imported it. With the three costliest modules of each
+    part. `-X importtime` itself adds some overhead."""
+    best: dict[str, int] = {}
+    owner: dict[str, str] = {}
+    seen: set[str] = set()
+    for _ in range(runs):
+        done = subprocess.run(
+            [argv[0], "-X", "importtime", *argv[1:]],
+            input=stdin,
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        # Lines come children first; read backwards, a module's importer is
+        # the nearest shallower line above it on the stack.
+        stack: list[tuple[int, str]] = []
+        seen = set()  # the last run's modules: a one-off (a cache miss) does not count
+        for line in reversed(done.stderr.splitlines()):
+            match = _IMPORT_LINE.match(line)
+            if not match:
+                continue
+            us, depth, name = int(match.group(1)), len(match.group(2)), match.group(3)
+            while stack and stack[-1][0] >= depth:
+                stack.pop()
+            group = _group_of(name) or (
+                stack[-1][1] if stack else "stdlib, imported at start or in a function"
+            )
+            stack.append((depth, group))
+            owner.setdefault(name, group)
+            best[name] = min(best.get(name, us), us)
+            seen.add(name)
+    groups: dict[str, list[tuple[int, str]]] = collections.defaultdict(list)
+    for name in seen:
+        groups[owner[name]].append((best[name], name))
+    rows = []
+    for label, items in sorted(groups.items(), key=lambda kv: -sum(us for us, _ in kv[1])):
+        top = ", ".join(f"{name} {us / 1000:.1f}" for us, name in sorted(items, reverse=True)[:3])
+        rows.append((label, sum(us for us, _ in items) / 1000, top))
+    return rows
+
+
+def print_breakdown(title: str, rows: list[tuple[str, float, str]]) -> None:
+    print(f"\n{title}")
+    for label, ms, top in rows:
+        print(f"  {label:42} {ms:6.1f}  ({top})")
+    print(f"  {'total':42} {sum(ms for _, ms, _ in rows):6.1f}")
+
+
 def summary(times: list[float]) -> tuple[float, float]:
     return statistics.median(times), times[int(len(times) * 0.9) - 1 if len(times) > 1 else 0]
 
@@ -111,7 +192,7 @@ def main() -> int:
         "REDLINE_HOME": home,
         "HOME": os.environ.get("HOME", home),
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
-    }
+    }  # no PYTHONDONTWRITEBYTECODE: the bytecode caches stay warm, as installed
     py = sys.executable
     try:
         # Warm the policy cache and the bytecode, as on a machine in use.
@@ -139,6 +220,13 @@ def main() -> int:
         )
         rows.append(
             (
+                "python -c 'import redline.command'",
+                summary(timed([py, "-c", "import redline.command"], "", env, runs))[0],
+                None,
+            )
+        )
+        rows.append(
+            (
                 "python -c 'import redline.gatekeeper'",
                 summary(timed([py, "-c", "import redline.gatekeeper"], "", env, runs))[0],
                 None,
@@ -161,6 +249,11 @@ def main() -> int:
         median, p90 = summary(timed(["/bin/sh", "-c", wrapped], stdin, env, runs))
         name = "installed command (sh wrapper), claude-code"
         print(f"{name:44} {median:8.1f} {p90:8.1f} {median / base:7.1f}")
+
+        stdin = json.dumps(payloads("claude-code", "ls -la"))
+        argv = [py, "-m", "redline", "hook", "claude-code"]
+        title = "where the time goes: import time of `redline hook claude-code` (ms, self)"
+        print_breakdown(title, import_breakdown(argv, stdin, env, min(runs, 10)))
 
         stages = in_process(env, runs)
         print("\nin one process, after imports (median ms):")
