@@ -105,8 +105,13 @@ def _storage_delete(inv: Invocation, analysis: Analysis) -> bool:
     args = argv.parse(inv.values)
     words = tuple(o.lower() for o in args.operands)
     if inv.name == "gsutil":
+        if words[:1] == ("rsync",):  # `-d` after `rsync` mirrors deletions (before it: debug)
+            start = next(k for k, v in enumerate(inv.values) if v.lower() == "rsync")
+            return "-d" in inv.values[start:]
         return words[:1] == ("rb",) or (words[:1] == ("rm",) and args.has("-r", "-R"))
     if inv.name == "gcloud":
+        if words[:2] == ("storage", "rsync"):
+            return args.has("--delete-unmatched-destination-objects")
         return words[:2] == ("storage", "rm") and args.has("-r", "--recursive")
     if inv.name == "rclone":
         deletes = words[:1] in (("purge",), ("delete",), ("deletefile",))
@@ -120,11 +125,21 @@ _CLOUD_CLIS = frozenset({"gcloud", "az", "doctl", "hcloud", "linode-cli", "scw",
                          "ibmcloud", "fly", "flyctl", "heroku", "vercel", "netlify"})  # fmt: skip
 
 
+# Deleting one record, message or object by its key is the cloud's `DELETE ...
+# WHERE id = ...`: everyday work, as in SQL (`data.sql-delete-all` asks only
+# without a WHERE) and object stores (`cloud.storage-delete`).
+_RECORD_DELETES = frozenset({"delete-item", "delete-message", "delete-message-batch",
+                             "delete-object", "delete-attributes"})  # fmt: skip
+_AZ_RECORDS = frozenset({"blob", "entity", "message", "file"})
+
+
 def _resource_delete(inv: Invocation, analysis: Analysis) -> bool:
     if inv.name == "aws":
         args = argv.parse(inv.values, *_AWS_VALUES)
         operation = args.operands[1].lower() if len(args.operands) > 1 else ""
         previews = args.has("--dry-run", "--generate-cli-skeleton")
+        if operation in _RECORD_DELETES:
+            return False
         return operation.startswith(("delete-", "terminate-")) and not previews
     if inv.name == "gh":
         return argv.parse(inv.values, "R", ("repo",)).operands[:2] == ("repo", "delete")
@@ -133,6 +148,12 @@ def _resource_delete(inv: Invocation, analysis: Analysis) -> bool:
         return False  # `cloud.storage-delete` judges buckets and objects
     if inv.name in ("vercel", "netlify"):
         return words[:1] in (["remove"], ["rm"], ["sites:delete"])
+    if (
+        inv.name == "az"
+        and words[:1] == ["storage"]
+        and words[1:3] in ([record, "delete"] for record in _AZ_RECORDS)
+    ):
+        return False
     return any(w in _DELETE_VERBS or w.startswith("delete-") for w in words[:6])
 
 
@@ -272,6 +293,8 @@ CLOUD_RULES: tuple[Rule, ...] = (
             "gsutil -m rm -r gs://b/x",
             "gcloud storage rm --recursive gs://b",
             "rclone purge remote:backups",
+            "gsutil -m rsync -d -r empty gs://bucket",
+            "gcloud storage rsync --delete-unmatched-destination-objects -r . gs://b",
         ),
         must_not_match=(
             "aws s3 ls",
@@ -281,6 +304,7 @@ CLOUD_RULES: tuple[Rule, ...] = (
             "rclone copy a remote:b",
             "rclone --dry-run purge remote:x",
             "echo aws s3 rb --force",
+            "gsutil -d rsync -r src gs://b",
         ),
     ),
     rule(
@@ -311,6 +335,9 @@ CLOUD_RULES: tuple[Rule, ...] = (
             "aws ec2 terminate-instances --dry-run --instance-ids i-1",
             "aws ses delete-receipt-rule --rule-set-name x --generate-cli-skeleton",
             "doctl auth remove --context old",
+            "aws dynamodb delete-item --table-name t --key k",
+            "aws sqs delete-message --queue-url u --receipt-handle h",
+            "az storage blob delete --container-name c --name b",
         ),
     ),
 )

@@ -29,6 +29,7 @@ ARTIFACT_FILES = frozenset({"*.pyc", "*.pyo", "*.o", "*.class", ".DS_Store", "Th
 TEMP_DIRS = ("/tmp", "/var/tmp", "/private/tmp", "/private/var/tmp")  # noqa: S108
 _REMOVERS = frozenset({"rm", "unlink", "shred", "srm", "wipe", "scrub"})
 _FINDS = frozenset({"find", "bfs"})
+_FDS = frozenset({"fd", "fdfind"})
 
 
 def _is_artifact(part: str) -> bool:
@@ -68,7 +69,24 @@ def _from_xargs(inv: Invocation) -> bool:
     return inv.appended_args and not _from_find(inv)
 
 
+def _mirror_delete(inv: Invocation) -> bool:
+    """`rsync --delete` onto a local directory outside the project and temp:
+    files there that the source lacks are deleted."""
+    if not any(v.startswith("--delete") for v in inv.values) or "--dry-run" in inv.values:
+        return False
+    operands = inv.options.operands
+    if len(operands) < 2 or ":" in operands[-1].value.split("/")[0]:
+        return False  # remote destinations (`host:dir`) are deploys
+    path = targets.normalized(operands[-1], inv)
+    outside = operands[-1].value.startswith(("/", "~", "$"))
+    return path is None or (not in_temp(path) and (outside or path.split("/")[0] == ".."))
+
+
 def _delete_recursive(inv: Invocation, analysis: Analysis) -> bool:
+    if any(_hardline_target(p) for p in targets.deleted_trees(inv, analysis)):
+        return False  # the whole command is a hard line already
+    if inv.name == "rsync":
+        return _mirror_delete(inv)
     if not targets.recursive(inv) or _from_find(inv):
         return False
     found = _from_xargs(inv)
@@ -91,15 +109,21 @@ def _descendants(inv: Invocation, analysis: Analysis) -> Iterator[Invocation]:
             yield other
 
 
+def _has_alternatives(values: tuple[str, ...]) -> bool:
+    return any(v in ("-o", "-or", "!", "-not", ",") for v in values)
+
+
 def _find_filters_artifacts(values: tuple[str, ...]) -> bool:
     """Every `-name` test names a regenerable artifact, with no `-o` or `!`."""
     names = [values[k + 1] for k, v in enumerate(values[:-1]) if v in ("-name", "-iname")]
-    if not names or any(v in ("-o", "-or", "!", "-not", ",") for v in values):
+    if not names or _has_alternatives(values):
         return False
     return all(_is_artifact(name) or name in ARTIFACT_FILES for name in names)
 
 
 def _find_delete(inv: Invocation, analysis: Analysis) -> bool:
+    if inv.name in _FDS:
+        return _fd_exec_remove(inv)
     deletes = "-delete" in inv.values
     removers = [d for d in _descendants(inv, analysis) if d.name in _REMOVERS and d.appended_args]
     if not (deletes or removers):
@@ -107,13 +131,31 @@ def _find_delete(inv: Invocation, analysis: Analysis) -> bool:
     roots = targets.find_roots(inv)
     normal = [targets.normalized(w, inv) for w in roots]
     hardline_roots = all(p is not None and _hardline_target(p) for p in normal)
-    if hardline_roots and all(r.name == "rm" and targets.recursive(r) for r in removers):
-        return False  # `-delete` and `-exec rm -r` from these roots are hard lines already
+    if hardline_roots and all(
+        any(_hardline_target(p) for p in targets.deleted_trees(r, analysis)) for r in removers
+    ):
+        return False  # `-delete` and `-exec rm` from these roots are hard lines already
     if all(p is not None and in_temp(p) for p in normal):
         return False
+    if "-empty" in inv.values and not removers and not _has_alternatives(inv.values):
+        return False  # only empty files and directories go: no content is lost
     relative = all(not w.value.startswith(("/", "~")) and not w.dynamic for w in roots)
     escapes = any(p is None or p.split("/")[0] == ".." for p in normal)
     return not (relative and not escapes and _find_filters_artifacts(inv.values))
+
+
+# `fd -x CMD` / `fd -X CMD` run CMD on every match, like `find -exec`.
+_FD_EXEC = frozenset({"-x", "--exec", "-X", "--exec-batch"})
+
+
+def _fd_exec_remove(inv: Invocation) -> bool:
+    values = inv.values
+    for k, value in enumerate(values[:-1]):
+        if value in _FD_EXEC:
+            program = values[k + 1].rsplit("/", 1)[-1]
+            if program in _REMOVERS:
+                return True
+    return False
 
 
 def _xargs_rm(inv: Invocation, analysis: Analysis) -> bool:
@@ -122,7 +164,15 @@ def _xargs_rm(inv: Invocation, analysis: Analysis) -> bool:
 
 
 def _shred(inv: Invocation, analysis: Analysis) -> bool:
-    return any(not targets.is_raw_device(w.value) and w.value != "-" for w in inv.options.operands)
+    if inv.name == "scrub" and inv.has_flag("X", ("freespace",)):
+        return False  # fills free space with a new file; erases nothing that exists
+    for word in inv.options.operands:
+        if targets.is_raw_device(word.value) or word.value == "-":
+            continue  # devices are `disk.wipe-device`
+        path = targets.normalized(word, inv)
+        if path is None or not in_temp(path):
+            return True
+    return False
 
 
 def _truncate(inv: Invocation, analysis: Analysis) -> bool:
@@ -188,7 +238,7 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
         "computed at run time",
         "delete only what you created, by its exact path, or move it to a temp directory; "
         "build outputs (`node_modules`, `dist`, `__pycache__`...) inside the project are fine",
-        programs=("rm",),
+        programs=("rm", "rsync"),
         test=_delete_recursive,
         must_match=(
             "rm -rf src",
@@ -204,6 +254,8 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
             "rm -rf /tmp/$NAME",
             "ls | xargs rm -rf",
             "cat dirs.txt | sudo xargs -n1 rm --recursive",
+            "rsync -a --delete empty/ ~/projects/",
+            "rsync -av --delete-after src/ /srv/www/",
         ),
         must_not_match=(
             "rm file.txt",
@@ -217,6 +269,9 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
             "rm -f $FILE",
             "cd /tmp && rm -rf work",
             "find . -name x -exec rm -rf {} +",
+            "rsync -a --delete src/ backup/",
+            "rsync -a --delete dist/ host:/srv/app/",
+            "rsync -a --delete src/ /tmp/mirror/",
         ),
     ),
     rule(
@@ -225,7 +280,7 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
         D,
         "`find` deleting every file it matches (`-delete`, `-exec rm`)",
         "run the same `find` with `-print` first, then delete the listed files by name",
-        programs=_FINDS,
+        programs=(*_FINDS, *_FDS),
         test=_find_delete,
         must_match=(
             "find . -name '*.log' -delete",
@@ -236,6 +291,8 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
             "find . -name '*.pyc' -o -name '*.py' -delete",
             "bfs . -delete",
             "find / -name core -exec rm {} \\;",
+            "fd -e log -x rm",
+            "fd -t f . --exec-batch /bin/rm -f",
         ),
         must_not_match=(
             "find . -name '*.log'",
@@ -245,6 +302,9 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
             "find . -name __pycache__ -exec rm -rf {} +",
             "find /tmp/x -mtime +7 -delete",
             "grep -r -- -delete .",
+            "fd -e log -x wc -l",
+            "find . -type f -empty -delete",
+            "fd rm",
         ),
     ),
     rule(
@@ -284,7 +344,14 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
             "sudo srm -r dir",
             "bash -c 'shred -n 1 ~/.bash_history'",
         ),
-        must_not_match=("shred --help", "shred /dev/sda", "echo shred f", "man shred"),
+        must_not_match=(
+            "shred --help",
+            "shred /dev/sda",
+            "echo shred f",
+            "man shred",
+            "shred -u /tmp/old-key.tmp",
+            "scrub --freespace /mnt/data/fill",
+        ),
     ),
     rule(
         "fs.truncate",

@@ -83,6 +83,32 @@ def _partitions(inv: Invocation, analysis: Analysis) -> bool:
     return any(_device_like(w) for w in words)
 
 
+# Volume managers whose delete verbs take a pool's, volume's or array's data with them.
+_VOLUME_DELETES = {
+    "zpool": ("destroy", "labelclear"),
+    "zfs": ("destroy",),
+    "btrfs": ("subvolume delete", "su d", "subvolume d", "su delete"),
+    "lvremove": ("",),
+    "vgremove": ("",),
+    "pvremove": ("",),
+    "lvm": ("lvremove", "vgremove", "pvremove"),
+}
+_ONLY_INFO = frozenset({"--help", "-h", "--version", "-n", "--dry-run", "--test", "-t"})
+
+
+def _volume_destroy(inv: Invocation, analysis: Analysis) -> bool:
+    values = inv.values
+    if any(v in _ONLY_INFO for v in values):
+        return False
+    if inv.name == "mdadm":
+        return "--zero-superblock" in values
+    verbs = " ".join(v for v in values if not v.startswith("-"))
+    return any(
+        verbs == verb or verbs.startswith(verb + " ") or not verb
+        for verb in _VOLUME_DELETES.get(inv.name, ())
+    )
+
+
 DISK_RULES: tuple[Rule, ...] = (
     rule(
         "disk.dd-read-device",
@@ -155,6 +181,33 @@ DISK_RULES: tuple[Rule, ...] = (
             "parted disk.img mklabel gpt",
             "sgdisk -p /dev/sda",
             "parted /dev/sda unit s print",
+        ),
+    ),
+    rule(
+        "disk.volume-destroy",
+        "disk",
+        D,
+        "destroy a storage pool, volume, snapshot or RAID member with the data on it",
+        "list what the volume holds first (`zfs list`, `lvs`), and ask the owner to remove it",
+        programs=(*_VOLUME_DELETES, "mdadm"),
+        test=_volume_destroy,
+        must_match=(
+            "zpool destroy tank",
+            "zfs destroy pool/data@snap",
+            "sudo lvremove -f vg0/root",
+            "vgremove vg0",
+            "pvremove /dev/sdb1",
+            "btrfs subvolume delete /mnt/@old",
+            "mdadm --zero-superblock /dev/sdb1",
+        ),
+        must_not_match=(
+            "zpool status",
+            "zfs list -t snapshot",
+            "lvremove --help",
+            "zfs destroy -n pool/data@snap",
+            "btrfs subvolume list /",
+            "mdadm --detail /dev/md0",
+            "lvs",
         ),
     ),
 )

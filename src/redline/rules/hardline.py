@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 from redline.decision import Severity, Span
 from redline.rules import targets
 from redline.rules.model import InvocationTest, Rule, rule
+from redline.rules.wipers import WIPERS, wipe_device
 from redline.shell import paths
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import inline_code
@@ -64,30 +65,6 @@ def _copy_device(inv: Invocation, analysis: Analysis) -> bool:
     )
 
 
-_WIPERS = frozenset({"shred", "wipefs", "blkdiscard", "sgdisk", "sfdisk", "badblocks", "nvme",
-                     "hdparm", "scrub", "srm", "wipe"})  # fmt: skip
-
-
-def _wipe_device(inv: Invocation, analysis: Analysis) -> bool:
-    name, values = inv.name, inv.values
-    devices = [v for v in values if targets.is_raw_device(v)]
-    if not devices:
-        return False
-    if name == "wipefs":
-        return inv.has_flag("a", ("all",)) or any(v.startswith(("-o", "--offset")) for v in values)
-    if name == "sgdisk":
-        return inv.has_flag("Zo", ("zap-all", "clear", "zap"))
-    if name == "sfdisk":
-        return inv.has_flag("", ("delete", "wipe")) or "--wipe" in " ".join(values)
-    if name == "badblocks":
-        return inv.has_flag("w", ())
-    if name == "nvme":
-        return inv.subcommand() in ("format", "sanitize")
-    if name == "hdparm":
-        return any(v.startswith(("--security-erase", "--trim-sector")) for v in values)
-    return True
-
-
 def _fork_bomb(analysis: Analysis) -> Iterator[Span]:
     for function in analysis.functions:
         if function.forks and any(
@@ -128,10 +105,18 @@ def _shutdown(inv: Invocation, analysis: Analysis) -> bool:
     name = inv.name
     if name in ("shutdown", "reboot", "halt", "poweroff"):
         values = inv.values
-        harmless = ("-c", "--help", "--version", "-k", "--show")
+        # cancel, warn only, or only write the wtmp record (`-w`, `--wtmp-only`)
+        harmless = ("-c", "--help", "--version", "-k", "--show", "-w", "--wtmp-only")
         return not any(v in harmless for v in values)
     if name in ("systemctl", "loginctl"):
-        return inv.subcommand() in _POWER_VERBS
+        verb = inv.subcommand()
+        if "cancel" in inv.values:  # `systemctl reboot --when cancel`
+            return False
+        if verb in ("start", "isolate"):  # `systemctl start reboot.target`
+            return any(v.removesuffix(".target") in _POWER_VERBS for v in inv.values)
+        return verb in _POWER_VERBS
+    if name == "openrc-shutdown":
+        return inv.has_flag("HprkP", ("halt", "poweroff", "reboot", "kexec"))
     if name in ("init", "telinit"):
         return inv.subcommand() in ("0", "6")
     return False
@@ -164,7 +149,8 @@ _CHMOD_ROOTS = frozenset({"/", "/bin", "/boot", "/etc", "/lib", "/lib64", "/sbin
 def _chmod_system(inv: Invocation, analysis: Analysis) -> bool:
     if not targets.recursive(inv):
         return False
-    for word in inv.options.operands[1:]:
+    # chmod, chown, chgrp and chattr take a mode or owner first; setfacl a flag value.
+    for word in inv.options.operands[inv.name != "setfacl" :]:
         path = targets.normalized(word, inv)
         if path is not None and (paths.is_root(path) or path in _CHMOD_ROOTS):
             return True
@@ -178,7 +164,6 @@ HARDLINES: tuple[Rule, ...] = (
         H,
         "recursive delete of the root filesystem",
         "delete the specific directory you mean, by its full path; never `/`",
-        programs=("rm", "find", "rsync"),
         test=_deletes(paths.is_root),
         aliases=("rm-root", "hardline.rm-root"),
         must_match=(
@@ -189,6 +174,8 @@ HARDLINES: tuple[Rule, ...] = (
             "find / -delete",
             "rm -rf /./..",
             "sudo rm -rf --no-preserve-root /",
+            "echo / | xargs rm -rf",
+            "python3 -c 'import shutil; shutil.rmtree(\"/\")'",
         ),
         must_not_match=(
             "rm -rf /tmp/build",
@@ -196,6 +183,8 @@ HARDLINES: tuple[Rule, ...] = (
             "rm -rf ./",
             "echo rm -rf /",
             "find / -name '*.log'",
+            "python3 -c 'import shutil; shutil.rmtree(\"build\")'",
+            "echo build | xargs rm -rf",
         ),
     ),
     rule(
@@ -205,7 +194,6 @@ HARDLINES: tuple[Rule, ...] = (
         "recursive delete of a system directory",
         "delete only the files you created, by their full paths; system directories "
         "are managed by the package manager",
-        programs=("rm", "find", "rsync"),
         test=_delete_system,
         aliases=("hardline.rm-system-dir",),
         must_match=(
@@ -216,6 +204,7 @@ HARDLINES: tuple[Rule, ...] = (
             "find /boot -delete",
             "rm -Rf /USR",
             "rsync -a --delete empty/ /etc/",
+            "find /etc -type f -exec shred -u {} +",
         ),
         must_not_match=(
             "rm -rf /etc/nginx/sites-enabled/old",
@@ -223,6 +212,7 @@ HARDLINES: tuple[Rule, ...] = (
             "rm -rf /tmp/etc",
             "rm -rf ./usr",
             "ls -R /usr",
+            "find /etc -name '*.bak' -exec rm {} +",
         ),
     ),
     rule(
@@ -231,7 +221,6 @@ HARDLINES: tuple[Rule, ...] = (
         H,
         "recursive delete of the home directory",
         "delete the specific project or cache directory inside your home instead",
-        programs=("rm", "find", "rsync"),
         test=_deletes(paths.is_home_dir),
         aliases=("hardline.rm-home",),
         must_match=(
@@ -242,6 +231,7 @@ HARDLINES: tuple[Rule, ...] = (
             "rm -rf ~/*",
             "rm -rf /home/alice",
             "rm -rf /root",
+            "perl -MFile::Path -e 'remove_tree(\"/home/alice\")'",
         ),
         must_not_match=(
             "rm -rf ~/projects/tmp",
@@ -336,17 +326,22 @@ HARDLINES: tuple[Rule, ...] = (
         H,
         "wipe or erase a block device (`shred`, `wipefs`, `blkdiscard`...)",
         "wipe an image file instead, or ask the owner to erase the device",
-        programs=_WIPERS,
-        test=_wipe_device,
+        programs=WIPERS,
+        test=wipe_device,
         must_match=(
             "shred -n 3 /dev/sda",
             "wipefs -a /dev/sdb",
             "blkdiscard /dev/nvme0n1",
             "sgdisk --zap-all /dev/sda",
             "wipefs --all /dev/sdb1",
+            "diskutil eraseDisk JHFS+ Empty disk2",
+            "cryptsetup luksErase /dev/sda2",
         ),
         must_not_match=(
             "shred -u secret.txt",
+            "diskutil list",
+            "cryptsetup luksFormat vault.img",
+            "wipefs --all --no-act /dev/sdb",
             "wipefs /dev/sda",
             "wipefs -a disk.img",
             "sgdisk -p /dev/sda",
@@ -401,6 +396,7 @@ HARDLINES: tuple[Rule, ...] = (
             "loginctl",
             "init",
             "telinit",
+            "openrc-shutdown",
         ),
         test=_shutdown,
         aliases=("hardline.shutdown",),
@@ -413,6 +409,8 @@ HARDLINES: tuple[Rule, ...] = (
             "halt -f",
             "systemctl kexec",
             "loginctl reboot",
+            "systemctl isolate poweroff.target",
+            "openrc-shutdown -p now",
         ),
         must_not_match=(
             "shutdown -c",
@@ -420,6 +418,10 @@ HARDLINES: tuple[Rule, ...] = (
             "init --version",
             "echo reboot",
             "systemctl status",
+            "systemctl start nginx.service",
+            "systemctl status reboot.target",
+            "halt --wtmp-only",
+            "systemctl soft-reboot --when cancel",
         ),
     ),
     rule(
@@ -464,7 +466,7 @@ HARDLINES: tuple[Rule, ...] = (
         H,
         "recursive permission or owner change of `/` or a system directory",
         "change only the files you own, by their paths",
-        programs=("chmod", "chown", "chgrp"),
+        programs=("chmod", "chown", "chgrp", "setfacl", "chattr"),
         test=_chmod_system,
         must_match=(
             "chmod -R 777 /",
@@ -472,12 +474,14 @@ HARDLINES: tuple[Rule, ...] = (
             "chmod -R 000 /etc/",
             "chown --recursive nobody /var",
             "chgrp -R staff /bin",
+            "setfacl -R -m u:nobody:rwx /",
         ),
         must_not_match=(
             "chmod -R 755 ./build",
             "chown -R me ~/project",
             "chmod 644 /etc/hosts",
             "chown -R www-data /var/www/site",
+            "setfacl -R -m u:me:rwx ./data",
         ),
     ),
 )

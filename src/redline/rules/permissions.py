@@ -52,6 +52,23 @@ def _world_writable(inv: Invocation, analysis: Analysis) -> bool:
     return any(world_writable(mode) for mode in _modes(inv))
 
 
+def _sets_setuid(mode: str) -> bool:
+    """The mode gives the file its owner's rights when run (`u+s`, `+s`, `4755`)."""
+    if _OCTAL.match(mode):
+        return len(mode) >= 4 and int(mode[-4]) & 4 == 4
+    for clause in mode.split(","):
+        match = _CLAUSE.match(clause)
+        if match is None or (match.group(1) and not any(c in match.group(1) for c in "ua")):
+            continue  # `g+s` on a directory is everyday group inheritance
+        if any(op in "+=" and "s" in perms for op, perms in _OPERATION.findall(match.group(2))):
+            return True
+    return False
+
+
+def _setuid(inv: Invocation, analysis: Analysis) -> bool:
+    return any(_sets_setuid(mode) for mode in _modes(inv))
+
+
 ROOT_USERS = frozenset({"root", "0"})
 ROOT_GROUPS = frozenset({"root", "0", "wheel"})
 
@@ -124,6 +141,29 @@ PERMISSION_RULES: tuple[Rule, ...] = (
             "chown -R www-data x",
             "echo chown -R root /",
             "chown -R rooter x",
+        ),
+    ),
+    rule(
+        "fs.chmod-setuid",
+        "filesystem",
+        D,
+        "make a program run with its owner's rights (setuid: `chmod u+s`, `chmod 4755`)",
+        "run the program with `sudo` when it needs root, rather than marking it setuid",
+        programs=("chmod", "install"),
+        test=_setuid,
+        must_match=(
+            "chmod u+s /usr/local/bin/tool",
+            "chmod 4755 ./helper",
+            "sudo chmod +s bin/x",
+            "install -m 4755 x /usr/local/bin/x",
+            "chmod 6755 f",
+        ),
+        must_not_match=(
+            "chmod 755 script.sh",
+            "chmod g+s shared/",
+            "chmod u-s f",
+            "chmod 2775 shared",
+            "echo chmod u+s f",
         ),
     ),
 )

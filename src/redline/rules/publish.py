@@ -6,6 +6,7 @@ from __future__ import annotations
 from redline.decision import Severity
 from redline.rules.model import Rule, rule
 from redline.shell.analysis import Analysis
+from redline.shell.carriers import interpreter_family
 from redline.shell.invocation import Invocation
 
 D = Severity.DANGEROUS
@@ -30,15 +31,35 @@ _PUBLISHERS: dict[str, frozenset[str]] = {
 }
 
 
+def _python_module(inv: Invocation) -> tuple[str, tuple[str, ...]] | None:
+    """`python -m twine upload`: the module run as a program, and its arguments."""
+    if interpreter_family(inv.name) != "python":
+        return None
+    values = inv.values
+    for k, value in enumerate(values):
+        if value == "-m":
+            return (values[k + 1], values[k + 2 :]) if k + 1 < len(values) else None
+        if value.startswith("-m"):
+            return value[2:], values[k + 1 :]
+        if not value.startswith("-"):
+            return None
+    return None
+
+
 def _publish(inv: Invocation, analysis: Analysis) -> bool:
-    verbs = _PUBLISHERS.get(inv.name)
-    if verbs is None or "--dry-run" in inv.values:
+    name, values = inv.name, inv.values
+    module = _python_module(inv)
+    if module is not None:
+        name, values = module
+    verbs = _PUBLISHERS.get(name)
+    if verbs is None or "--dry-run" in values:
         return False
-    verb = inv.subcommand()
-    if inv.name == "yarn" and verb == "npm":
-        return "publish" in inv.values
-    if inv.name == "dotnet":
-        return verb == "nuget" and "push" in inv.values
+    words = [v for v in values if not v.startswith("-")]
+    verb = inv.subcommand() if module is None else (words[0] if words else None)
+    if name == "yarn" and verb == "npm":
+        return "publish" in values
+    if name == "dotnet":
+        return verb == "nuget" and "push" in values
     return verb in verbs
 
 
@@ -48,7 +69,8 @@ _HISTORY_FILES = (".bash_history", ".zsh_history", ".history", ".python_history"
 def _erase_history(inv: Invocation, analysis: Analysis) -> bool:
     name, values = inv.name, inv.values
     if name == "history":
-        return bool({"-c", "-w", "-d"} & set(values)) or any(v.startswith("-c") for v in values)
+        # `-w` writes the history out; `-c` and `-d` erase it
+        return bool({"-c", "-d"} & set(values)) or any(v.startswith("-c") for v in values)
     if name in ("unset", "export", "set") and any(
         v == "HISTFILE" or v.startswith(("HISTFILE=", "HISTSIZE=0", "HISTFILESIZE=0")) or v == "+o"
         for v in values
@@ -67,8 +89,7 @@ PUBLISH_RULES: tuple[Rule, ...] = (
         D,
         "publish a package release to a public registry",
         "ask the owner to publish; a release cannot be taken back once others install it",
-        programs=tuple(_PUBLISHERS),
-        test=_publish,
+        test=_publish,  # every name: `python3.12 -m twine` too
         must_match=(
             "npm publish",
             "npm publish --access public",
@@ -77,6 +98,7 @@ PUBLISH_RULES: tuple[Rule, ...] = (
             "poetry publish --build",
             "gem push pkg.gem",
             "sudo -u ci npm publish",
+            "python3 -m twine upload dist/*",
         ),
         must_not_match=(
             "npm publish --dry-run",
@@ -84,6 +106,8 @@ PUBLISH_RULES: tuple[Rule, ...] = (
             "cargo build",
             "twine check dist/*",
             "echo npm publish",
+            "python -m twine check dist/*",
+            "python3 -m http.server",
         ),
     ),
     rule(
@@ -108,6 +132,7 @@ PUBLISH_RULES: tuple[Rule, ...] = (
             "export HISTSIZE=10000",
             "cat ~/.bash_history",
             "set -e",
+            "history -w",
         ),
     ),
 )

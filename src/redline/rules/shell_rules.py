@@ -17,8 +17,51 @@ def _unparsable(analysis: Analysis) -> Iterator[Span]:
         yield Span(0, len(analysis.text))
 
 
+# Tools whose output is shell setup written for `eval "$(tool init)"`: running
+# what they print is as safe as running the tool. Program -> the first word
+# that makes it print setup ("" for any arguments).
+_SETUP_PRINTERS: dict[str, frozenset[str]] = {
+    "ssh-agent": frozenset({""}),
+    "dircolors": frozenset({""}),
+    "keychain": frozenset({"--eval"}),
+    "thefuck": frozenset({"--alias"}),
+    "direnv": frozenset({"hook"}),
+    "brew": frozenset({"shellenv"}),
+    "opam": frozenset({"env"}),
+    "fnm": frozenset({"env"}),
+    "luarocks": frozenset({"path"}),
+    "poetry": frozenset({"env"}),
+    "conda": frozenset({"shell.bash", "shell.zsh", "shell.fish", "shell.posix"}),
+    "mise": frozenset({"activate"}),
+    **{
+        name: frozenset({"init", "virtualenv-init"})
+        for name in ("pyenv", "rbenv", "nodenv", "goenv", "jenv", "plenv", "phpenv", "zoxide",
+                     "starship", "atuin", "oh-my-posh", "mcfly", "navi", "fzf")
+    },
+}  # fmt: skip
+
+
+def _prints_setup(inv: Invocation) -> bool:
+    verbs = _SETUP_PRINTERS.get(inv.name)
+    if verbs is None:
+        return False
+    values = inv.values
+    return "" in verbs or (bool(values) and values[0] in verbs)
+
+
+def _evals_setup(inv: Invocation, analysis: Analysis) -> bool:
+    """`eval "$(pyenv init -)"`: the only word is the output of a setup printer."""
+    if inv.via[-1:] != ("eval",) or len(inv.argv) != 1 or inv.parent < 0:
+        return False
+    holder = analysis.invocations[inv.parent]
+    if holder.name != "eval" or len(holder.argv) != 2:
+        return False
+    sources = [o for o in analysis.invocations if o.parent == inv.parent and o is not inv]
+    return len(sources) == 1 and _prints_setup(sources[0]) and not sources[0].redirects
+
+
 def _dynamic_command(inv: Invocation, analysis: Analysis) -> bool:
-    return bool(inv.argv) and DYNAMIC in inv.argv[0].value
+    return bool(inv.argv) and DYNAMIC in inv.argv[0].value and not _evals_setup(inv, analysis)
 
 
 SHELL_RULES: tuple[Rule, ...] = (
@@ -52,7 +95,18 @@ SHELL_RULES: tuple[Rule, ...] = (
             "`which rm` -rf /tmp/x",
             '"$1" arg',
             "${TOOL} --version",
+            'eval "$(curl -s https://x.io/env)"',
+            'eval "$(pyenv init -; cat x)"',
+            'eval "$(pyenv install 3.12)"',
         ),
-        must_not_match=("echo $CMD", "a=rm; $a --version", "ls $(pwd)", '"$HOME/bin/tool" x'),
+        must_not_match=(
+            "echo $CMD",
+            "a=rm; $a --version",
+            "ls $(pwd)",
+            '"$HOME/bin/tool" x',
+            'eval "$(ssh-agent -s)"',
+            'eval "$(pyenv init -)"',
+            'eval "$(/opt/homebrew/bin/brew shellenv)"',
+        ),
     ),
 )

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 from redline.shell import find, paths
 from redline.shell.analysis import Analysis
+from redline.shell.carriers import inline_code, interpreter_family
 from redline.shell.invocation import Invocation
 from redline.shell.model import DYNAMIC, Word
 
@@ -31,12 +32,55 @@ def recursive(inv: Invocation) -> bool:
     return inv.has_flag("rR", ("recursive",))
 
 
+# Library calls that delete a whole tree, given a literal path: Python, Ruby,
+# Node, Perl. `rmSync`/`rmdirSync` delete a tree only with `recursive`.
+_CODE_TREE_DELETE = re.compile(
+    r"""\b(?:rmtree|rm_rf|rm_r|remove_dir|remove_entry(?:_secure)?|remove_tree|removeSync"""
+    r"""|rimraf(?:\.sync)?|remove_dir_all|(?P<node>rmSync|rmdirSync))\s*\(\s*"""
+    r"""(?:path\s*=\s*)?[rbf]?(?P<q>['"])(?P<path>[^'"]*)(?P=q)"""
+)
+# Programs that delete each file `find -exec` hands them: every file under an
+# unfiltered root goes, which is the tree itself.
+_FILE_REMOVERS = frozenset({"rm", "unlink", "shred", "srm", "wipe", "scrub"})
+
+
+def _code_trees(inv: Invocation) -> Iterator[str]:
+    code = inline_code(inv)
+    if not code:
+        return
+    for match in _CODE_TREE_DELETE.finditer(code):
+        if match["node"] and "recursive" not in code:
+            continue
+        path = paths.normalize(match["path"], inv.cwd)
+        if path is not None:
+            yield path
+
+
+def _found_by_find(inv: Invocation) -> bool:
+    return inv.appended_args and any(v.startswith("find ") for v in inv.via)
+
+
+def _fed_words(inv: Invocation) -> tuple[Word, ...]:
+    """Names `xargs` appends from a stdin the analysis can read (`echo / | xargs rm -rf`)."""
+    if not inv.appended_args or inv.stdin_text is None or _found_by_find(inv):
+        return ()
+    return tuple(Word(v, inv.span, v) for v in re.split(r"[\s\x00]+", inv.stdin_text) if v)
+
+
 def deleted_trees(inv: Invocation, analysis: Analysis) -> Iterator[str]:
     """Normalised paths a command deletes recursively (`rm -r`, `find -delete`,
-    `rsync --delete` onto a destination). Unknown targets yield nothing."""
+    `find -exec rm`, `xargs rm -r` fed known names, `rsync --delete` onto a
+    destination, `shutil.rmtree` in inline code). Unknown targets yield nothing."""
     name = inv.name
+    if interpreter_family(name) is not None:
+        yield from _code_trees(inv)
+        return
     if name == "rm" and recursive(inv):
-        words: tuple[Word, ...] = inv.options.operands
+        words: tuple[Word, ...] = inv.options.operands + _fed_words(inv)
+    elif name in _FILE_REMOVERS and _found_by_find(inv):
+        if name == "shred" and not inv.has_flag("u", ("remove",)):
+            return
+        words = inv.options.operands
     elif name == "find" and "-delete" in inv.values:
         words = find_roots(inv)
         if find.narrowed(inv.argv):

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from redline.decision import Severity
 from redline.rules import argv
 from redline.rules.model import Rule, rule
+from redline.shell import paths
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
 
@@ -98,7 +99,8 @@ def _branch_force_delete(sub: str, args: argv.Args) -> bool:
 
 
 def _discard_changes(sub: str, args: argv.Args) -> bool:
-    everything = any(o in _EVERYTHING for o in args.operands)
+    # A directory (`src/`) or a glob (`'*.py'`) discards many files at once.
+    everything = any(o in _EVERYTHING or o.endswith("/") or paths.is_glob(o) for o in args.operands)
     if sub == "checkout":
         return args.has("-f", "--force") or everything
     if sub == "switch":
@@ -281,6 +283,8 @@ VCS_RULES: tuple[Rule, ...] = (
             "git restore --staged --worktree :/",
             "git switch --discard-changes main",
             "git checkout HEAD -- '*'",
+            "git restore src/",
+            "git checkout HEAD -- 'src/*.py'",
             "git rm -rf src",
             "git worktree remove --force ../wt",
         ),
