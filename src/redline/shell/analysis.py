@@ -134,6 +134,8 @@ class _Builder:
             stdin = self._stdin(script, cmd, first_of)
             if cmd.parent >= 0:
                 parent = innermost[cmd.parent] if cmd.parent < len(innermost) else -1
+                if cmd.reads_parent and parent >= 0:
+                    upstream, stdin = self._reads(self.invocations[parent])
             else:
                 parent = context.parent
                 if cmd.position == 0 and not any(r.op[0] == "<" for r in cmd.redirects):
@@ -158,6 +160,13 @@ class _Builder:
                 end = first_of[k + 1] if k + 1 < len(first_of) else len(self.invocations)
                 found.extend(range(first_of[k], end))
         return tuple(found)
+
+    def _reads(self, writer: Invocation) -> tuple[tuple[int, ...], str | None]:
+        """What a command inside `>( )` reads: its holder's output, and through
+        `tee` what the holder read."""
+        if writer.name == "tee":
+            return (writer.index, *writer.upstream), writer.stdin_text
+        return (writer.index,), carriers.static_output(writer)
 
     def _stdin(self, script: Script, cmd: SimpleCommand, first_of: list[int]) -> str | None:
         for redirect in cmd.redirects:
@@ -321,18 +330,39 @@ def _link_process_substitutions(
     invocations: list[Invocation], child_index: Mapping[int, tuple[int, ...]]
 ) -> None:
     """`bash <(curl ...)`, `bash < <(curl ...)`: what runs in the substitution
-    feeds the reader. Runs while the analysis is still being built, before
-    anyone sees it. Only the reader's own children count, not the commands
-    of a script it carries (those are one level deeper)."""
+    feeds the reader; `exec 3< <(curl ...); bash <&3` too, through the
+    descriptor. Runs while the analysis is still being built, before anyone
+    sees it. Only the reader's own children count, not the commands of a
+    script it carries (those are one level deeper)."""
+    opened: dict[str, tuple[int, ...]] = {}
     for inv in invocations:
-        if any(w.value.startswith(_FD) for w in inv.argv[1:]) or any(
-            r.op == "<" and r.target is not None and r.target.value.startswith(_FD)
-            for r in inv.redirects
-        ):
-            feeders = tuple(
-                k for k in child_index.get(inv.index, ()) if invocations[k].depth == inv.depth
-            )
-            inv.upstream = inv.upstream + feeders
+        if opened:
+            inv.upstream += _through_descriptors(inv, opened)
+        reads = [r for r in inv.redirects if r.op == "<" and r.target is not None
+                 and r.target.value.startswith(_FD)]  # fmt: skip
+        if not reads and not any(w.value.startswith(_FD) for w in inv.argv[1:]):
+            continue
+        feeders = tuple(
+            k for k in child_index.get(inv.index, ())
+            if invocations[k].depth == inv.depth and inv.index not in invocations[k].upstream
+        )  # fmt: skip
+        if inv.name == "exec" and len(inv.argv) == 1:
+            opened.update((str(r.fd), feeders) for r in reads if r.fd not in (None, 0))
+            if all(r.fd not in (None, 0) for r in reads):
+                continue
+        inv.upstream = inv.upstream + feeders
+
+
+def _through_descriptors(inv: Invocation, opened: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
+    found: list[int] = []
+    for redirect in inv.redirects:
+        if redirect.op == "<&" and redirect.target is not None:
+            found.extend(opened.get(redirect.target.value, ()))
+    for word in inv.argv[1:]:
+        number = word.value.removeprefix("/dev/fd/").removeprefix("/proc/self/fd/")
+        if number != word.value:
+            found.extend(opened.get(number, ()))
+    return tuple(found)
 
 
 _FD = "/dev/fd/" + DYNAMIC

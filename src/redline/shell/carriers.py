@@ -210,14 +210,31 @@ def _joined(words: tuple[Word, ...], label: str) -> list[Carried]:
     return [Carried(" ".join(w.value for w in words), label)]
 
 
+# Options that take a value in `su`, `runuser`, `script` and `flock`.
+_DASH_C_VALUES = {"su": "sgGw", "runuser": "ugGsw", "script": "EIOBTm", "flock": "wE"}
+
+
 def _dash_c(inv: Invocation) -> list[Carried]:
+    """`su -c CMD`, bundled (`su -lc CMD`, `script -qc CMD`) or long (`--command=CMD`)."""
     argv = inv.argv
+    takes = _DASH_C_VALUES.get(inv.name, "")
     for k, word in enumerate(argv[1:], 1):
         value = word.value
-        if value in ("-c", "--command") and k + 1 < len(argv):
+        if value == "--command" and k + 1 < len(argv):
             return [Carried(argv[k + 1].value, f"{inv.name} -c", argv[k + 1])]
         if value.startswith("--command="):
             return [Carried(value[len("--command=") :], f"{inv.name} -c")]
+        if not value.startswith("-") or value.startswith("--"):
+            continue
+        for i, letter in enumerate(value[1:], 1):
+            if letter == "c":
+                if value[i + 1 :]:
+                    return [Carried(value[i + 1 :], f"{inv.name} -c")]
+                if k + 1 < len(argv):
+                    return [Carried(argv[k + 1].value, f"{inv.name} -c", argv[k + 1])]
+                return []
+            if letter in takes:
+                break
     return []
 
 
@@ -228,6 +245,7 @@ _SYSTEM_CALL = re.compile(
     r"proc_open|capture2|capture3|spawn_command|Command)\s*\()"
 )
 _BACKTICKS = re.compile(r"`([^`]*)`|\bqx\s*[{(\[/](.*?)[})\]/]|%x[{(\[](.*?)[})\]]")
+_BARE_CALL = re.compile(r"\b(?:system|exec|spawn)\s+(?=[\"'])")
 _STRING = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
 
 
@@ -251,6 +269,14 @@ def _shell_in_code(code: str, name: str) -> list[Carried]:
             found.extend(Carried(s, label) for s in strings[:1])
         else:
             found.append(Carried(strings[0], label))
+    if name.startswith(("perl", "ruby")):  # `system "cmd"`: a call without parentheses
+        for match in _BARE_CALL.finditer(code):
+            end = code.find(";", match.end())
+            strings = _STRING.findall(code[match.end() : len(code) if end == -1 else end])
+            texts = [_unescape(a if a or not b else b) for a, b in strings]
+            if len(texts) > 1:
+                found.append(Carried(" ".join(_quote(t) for t in texts), label))
+            found.extend(Carried(t, label) for t in texts[:1])
     if name.startswith(("perl", "ruby", "php")) or name.endswith("awk"):
         for match in _BACKTICKS.finditer(code):
             text = next((g for g in match.groups() if g), "")

@@ -77,6 +77,8 @@ class SimpleCommand(NamedTuple):
     parent: int = -1
     # Its list ends with `&`: it runs in the background.
     background: bool = False
+    # It runs inside `>( )`: it reads what its parent writes there.
+    reads_parent: bool = False
 
 
 class FunctionDef(NamedTuple):

@@ -20,7 +20,7 @@ class _Cmd:
     """A simple command while the parser is still filling it in."""
 
     __slots__ = ("assignments", "background", "end", "parent", "pipeline", "position",
-                 "redirects", "start", "words")  # fmt: skip
+                 "reads_parent", "redirects", "start", "words")  # fmt: skip
 
     def __init__(
         self, words: list[Word], redirects: list[Redirect], assignments: list[Word], start: int,
@@ -30,6 +30,7 @@ class _Cmd:
         self.start, self.end, self.parent = start, end, parent
         self.pipeline, self.position = pipeline, position
         self.background = False
+        self.reads_parent = False
 
 
 class ParseAbort(Exception):
@@ -93,6 +94,7 @@ class Parser(CompoundParser, WordScanner):
                 position=c.position,
                 parent=c.parent,
                 background=c.background,
+                reads_parent=c.reads_parent,
             )
             for c in self.cmds
         )
@@ -273,6 +275,15 @@ class Parser(CompoundParser, WordScanner):
         return word
 
     # -- simple commands ---------------------------------------------------
+
+    def command_count(self) -> int:
+        return len(self.cmds)
+
+    def mark_readers(self, first: int) -> None:
+        """The commands from `first` on that the current one holds read its output."""
+        for cmd in self.cmds[first:]:
+            if cmd.parent == self.current_cmd:
+                cmd.reads_parent = True
 
     def _wordless(self, redirects: list[Redirect], start: int) -> None:
         """Redirects of a compound command, kept as a command with no words."""
@@ -461,6 +472,7 @@ class Parser(CompoundParser, WordScanner):
                 command.position,
             )
             copied.background = command.background
+            copied.reads_parent = command.reads_parent
             self.cmds.append(copied)
         self.pipelines.extend(tuple(m + base for m in p) for p in script.pipelines)
         functions = script.functions

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
+from redline.shell import runners
 from redline.shell.invocation import Invocation
 from redline.shell.model import Word
 
@@ -113,6 +114,10 @@ def launches(inv: Invocation) -> list[Launch]:
         return _env_split(inv)
     if name in ("at", "batch") and inv.stdin_text:
         return [Launch(f"{name} job", script=inv.stdin_text)]
+    if name in runners.RUNNERS:
+        found = runners.command_of(name, inv.argv)
+        if found is not None:
+            return [Launch(f"{name} run", argv=found[0], script=found[1])]
     return []
 
 
@@ -190,10 +195,13 @@ def _git(inv: Invocation) -> list[Launch]:
     for k, word in enumerate(argv[1:], 1):
         value = word.value
         following = argv[k + 1].value if k + 1 < len(argv) else None
-        if value == "-c" and following and following.lower().startswith("alias."):
-            command = following.partition("=")[2]
-            if command.startswith("!"):
+        if value == "-c" and following:
+            key, _, command = following.partition("=")
+            key = key.lower()
+            if key.startswith("alias.") and command.startswith("!"):
                 found.append(Launch("git alias", script=command[1:]))
+            elif command and _runs_command(key):
+                found.append(Launch(f"git -c {key}", script=command.removeprefix("!")))
         elif value in ("--exec", "-x") and following is not None:
             found.append(Launch("git rebase --exec", script=following))
         elif value.startswith("--exec="):
@@ -209,13 +217,47 @@ def _git(inv: Invocation) -> list[Launch]:
     return found
 
 
+# Configuration keys whose value git hands to the shell as a command.
+_GIT_COMMAND_KEYS = frozenset(
+    {"core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.askpass",
+     "sequence.editor", "diff.external", "gpg.program", "gpg.ssh.program", "gpg.x509.program",
+     "credential.helper", "uploadpack.packobjectshook", "merge.tool", "diff.tool"}
+)  # fmt: skip
+_GIT_COMMAND_SUFFIXES = (".cmd", ".textconv", ".clean", ".smudge", ".process", ".command")
+
+
+def _runs_command(key: str) -> bool:
+    if key in _GIT_COMMAND_KEYS or key.startswith("pager."):
+        return True
+    return key.startswith(("filter.", "diff.", "mergetool.", "difftool.", "merge.")) and (
+        key.endswith(_GIT_COMMAND_SUFFIXES)
+    )
+
+
 def _env_split(inv: Invocation) -> list[Launch]:
+    """`env -S 'CMD'`, also bundled or attached: `-iS CMD`, `-S"CMD"`, `--split-string=CMD`."""
     argv = inv.argv
     for k, word in enumerate(argv[1:], 1):
         value = word.value
-        if value in ("-S", "--split-string") and k + 1 < len(argv):
-            rest = " ".join(w.value for w in argv[k + 2 :])
-            return [Launch("env -S", script=(argv[k + 1].value + " " + rest).strip())]
         if value.startswith("--split-string="):
             return [Launch("env -S", script=value.partition("=")[2])]
+        if value == "--split-string":
+            value = "-S"
+        elif not value.startswith("-") or value.startswith("--"):
+            if "=" in value or value.startswith("--"):
+                continue  # an assignment or a long option
+            return []  # the command: options end here
+        letters = value[1:]
+        for i, letter in enumerate(letters):
+            if letter == "S":
+                attached = letters[i + 1 :]
+                rest = " ".join(w.value for w in argv[k + 1 :])
+                if attached:
+                    return [Launch("env -S", script=(attached + " " + rest).strip())]
+                if k + 1 < len(argv):
+                    following = " ".join(w.value for w in argv[k + 2 :])
+                    return [Launch("env -S", script=(argv[k + 1].value + " " + following).strip())]
+                return []
+            if letter in "uC":
+                break  # takes a value: the rest of the group, or the next word
     return []

@@ -56,6 +56,10 @@ class WordScanner:
 
         def _substitutions_in(self, start: int, end: int) -> None: ...
 
+        def command_count(self) -> int: ...
+
+        def mark_readers(self, first: int) -> None: ...
+
     def scan_word(self, split: bool = True) -> list[Word]:
         src, n = self.src, self.n
         start = self.i
@@ -178,8 +182,12 @@ class WordScanner:
         self.i = j + 1
 
     def _process_substitution(self, b: _Builder) -> None:
+        output = self.src[self.i] == ">"
+        first = self.command_count()
         self.i += 2
         self.parse_list(closer=")")
+        if output:  # `tee >(sh)`: what runs inside reads what the holder writes
+            self.mark_readers(first)
         self._close_paren("process substitution")
         b.add("/dev/fd/" + DYNAMIC)
         b.literal = True

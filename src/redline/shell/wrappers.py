@@ -85,6 +85,25 @@ WRAPPERS: dict[str, Wrapper] = {
     "unbuffer": _w(),
     "rlwrap": _w(),
     "ssh": _w("BbcDEeFIiJLlmOopQRSWw", "", operands=1, remote=True),
+    "chronic": _w("ev", ""),
+    "gosu": _w("", "", operands=1),
+    "su-exec": _w("", "", operands=1),
+    "setpriv": _w(
+        "",
+        "reuid regid groups inh-caps ambient-caps bounding-set securebits "
+        "selinux-label apparmor-profile pdeathsig landlock-access landlock-rule",
+    ),
+    "prlimit": _w("p", "pid output"),
+    "numactl": _w("NmCiPp", "cpunodebind membind physcpubind interleave preferred preferred-many"),
+    "cgexec": _w("g", ""),
+    "systemd-inhibit": _w("", "what who why mode"),
+    "eatmydata": _w(),
+    "nocache": _w("n", ""),
+    "ifne": _w(),
+    "lckdo": _w("W", "", operands=1),
+    "with-lock-ex": _w("", "", operands=1),
+    "tini": _w("peg", ""),
+    "dumb-init": _w("r", "rewrite"),
 }
 
 # Wrappers that pass the rest of their words to a shell as one script.

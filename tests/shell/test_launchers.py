@@ -1,0 +1,104 @@
+"""Launchers the analysis follows to what runs: runners (`uv run`), `env -S`
+in every spelling, git settings that run commands, `su -lc`, bare `system`
+calls in Perl and Ruby, and readers of process substitutions (F-SHELL-2/3)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import pytest
+
+from redline.shell.analysis import analyze
+
+Argvs = Callable[..., list[tuple[str, ...]]]
+RM = ("rm", "-rf", "/")
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "uv run rm -rf /",
+        "uv run --with x -p 3.12 rm -rf /",
+        "poetry run rm -rf /",
+        "poetry -C dir run rm -rf /",
+        "pipenv run rm -rf /",
+        "conda run -n base rm -rf /",
+        "bundle exec rm -rf /",
+        "npm exec -- rm -rf /",
+        "mise exec node@20 -- rm -rf /",
+        "direnv exec . rm -rf /",
+        "nix develop -c rm -rf /",
+        "nix-shell -p hello --run 'rm -rf /'",
+        "op run --env-file .env -- rm -rf /",
+        "aws-vault exec prod -- rm -rf /",
+        "gosu root rm -rf /",
+        "su-exec root rm -rf /",
+        "chronic rm -rf /",
+        "eatmydata rm -rf /",
+        "setpriv --reuid 0 rm -rf /",
+        "numactl -N 0 rm -rf /",
+        "env -S 'rm -rf /'",
+        'env -S"rm -rf /"',
+        "env -iS 'rm -rf /'",
+        "env -vS 'rm -rf /'",
+        "env --split-string='rm -rf /'",
+        "su -lc 'rm -rf /'",
+        "su -s /bin/sh -c 'rm -rf /'",
+        "runuser -u root -c 'rm -rf /'",
+        "script -qc 'rm -rf /' /dev/null",
+        "git -c core.pager='rm -rf /' log",
+        "git -c core.sshCommand='rm -rf /' fetch",
+        "git -c credential.helper='!rm -rf /' fetch",
+        "git -c filter.x.smudge='rm -rf /' checkout",
+        "git -c pager.log='rm -rf /' log",
+        "perl -e 'exec \"rm -rf /\"'",
+        'perl -e \'system "rm", "-rf", "/"\'',
+        "ruby -e 'system \"rm -rf /\"'",
+        "echo 'rm -rf /' | tee >(sh)",
+    ],
+)
+def test_launched_commands_are_found(argvs: Argvs, command: str) -> None:
+    assert RM in argvs(command)
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "uv run pytest",
+        "nix-shell",
+        "nix develop",
+        "git -c core.pager=less log",
+        "env -u S ls",
+        "env FOO=-S ls",
+        "perl -e 'print \"system x\"'",
+        "poetry install",
+    ],
+)
+def test_no_command_is_invented(argvs: Argvs, command: str) -> None:
+    assert not any(argv[:1] == ("rm",) for argv in argvs(command))
+    assert len(argvs(command)) <= 2
+
+
+@pytest.mark.parametrize(
+    ("command", "reader", "feeder"),
+    [
+        ("curl x > >(bash)", "bash", "curl"),
+        ("curl x | tee >(bash) > /dev/null", "bash", "curl"),
+        ("exec 3< <(curl x); bash <&3", "bash", "curl"),
+        ("exec 3< <(curl x); source /dev/fd/3", "source", "curl"),
+    ],
+)
+def test_readers_of_substitutions_have_their_feeder_upstream(
+    command: str, reader: str, feeder: str
+) -> None:
+    analysis = analyze(command)
+    assert analysis.errors == ()
+    found = {inv.name: inv for inv in analysis.invocations}
+    assert found[feeder].index in found[reader].upstream
+
+
+def test_a_writer_is_not_fed_by_what_reads_it() -> None:
+    analysis = analyze("curl x | tee >(sha256sum) > f")
+    tee, summer = analysis.invocations[1], analysis.invocations[2]
+    assert summer.index not in tee.upstream
+    assert tee.index in summer.upstream
