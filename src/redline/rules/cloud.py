@@ -3,6 +3,8 @@ workloads, whole stacks or buckets (F-RULES-2)."""
 
 from __future__ import annotations
 
+import itertools
+
 from redline.decision import Severity
 from redline.rules import argv
 from redline.rules.model import Rule, rule
@@ -66,6 +68,9 @@ def _kube_delete(inv: Invocation, analysis: Analysis) -> bool:
         return verb in (("uninstall",), ("delete",), ("del",), ("un",)) and not args.has(
             "--dry-run"
         )
+    if verb == ("scale",):  # to zero replicas: the workload stops serving
+        pairs = itertools.pairwise(values)
+        return "--replicas=0" in values or any(p == ("--replicas", "0") for p in pairs)
     return verb in (("delete",), ("drain",))
 
 
@@ -77,6 +82,8 @@ def _iac_destroy(inv: Invocation, analysis: Analysis) -> bool:
     args = argv.parse(values, "s", ("stack", "cwd"))
     verb = tuple(o.lower() for o in args.operands[:2])
     if inv.name in _TERRAFORMS:
+        if verb[:1] in (("run-all",), ("run",)):  # terragrunt runs the verb in every module
+            verb = verb[1:]
         return verb[:1] == ("destroy",) or (
             verb[:1] == ("apply",) and args.has("-destroy", "--destroy", "-d")
         )
@@ -138,11 +145,19 @@ def _resource_delete(inv: Invocation, analysis: Analysis) -> bool:
         args = argv.parse(inv.values, *_AWS_VALUES)
         operation = args.operands[1].lower() if len(args.operands) > 1 else ""
         previews = args.has("--dry-run", "--generate-cli-skeleton")
-        if operation in _RECORD_DELETES:
+        if operation in _RECORD_DELETES or previews:
             return False
-        return operation.startswith(("delete-", "terminate-")) and not previews
+        # `delete-`, `batch-delete-`, `terminate-`, `purge-` (every message of a
+        # queue), `schedule-key-deletion` (what the key encrypted goes with it)
+        words = operation.split("-")
+        return (
+            "delete" in words
+            or words[0] in ("terminate", "purge")
+            or operation == "schedule-key-deletion"
+        )
     if inv.name == "gh":
-        return argv.parse(inv.values, "R", ("repo",)).operands[:2] == ("repo", "delete")
+        noun_verb = argv.parse(inv.values, "R", ("repo",)).operands[:2]
+        return noun_verb in (("repo", "delete"), ("release", "delete"), ("gist", "delete"))
     words = [o.lower() for o in argv.parse(inv.values).operands]
     if inv.name == "gcloud" and words[:1] == ["storage"]:
         return False  # `cloud.storage-delete` judges buckets and objects
@@ -230,7 +245,8 @@ CLOUD_RULES: tuple[Rule, ...] = (
         "cloud.k8s-delete",
         "cloud",
         D,
-        "delete Kubernetes resources, drain a node or uninstall a Helm release",
+        "delete Kubernetes resources, drain a node, scale a workload to zero or uninstall a Helm "
+        "release",
         "show what would change with `--dry-run=client`, then ask the owner",
         programs=("kubectl", "oc", "k3s", "microk8s", "helm"),
         test=_kube_delete,
@@ -242,6 +258,8 @@ CLOUD_RULES: tuple[Rule, ...] = (
             "oc delete project demo",
             "microk8s kubectl delete ns x",
             "kubectl --context=prod delete -f app.yaml",
+            "kubectl scale deploy api --replicas=0",
+            "kubectl -n prod scale --replicas 0 statefulset/db",
         ),
         must_not_match=(
             "kubectl get pods",
@@ -250,6 +268,7 @@ CLOUD_RULES: tuple[Rule, ...] = (
             "helm list",
             "helm install x y",
             "echo kubectl delete pod x",
+            "kubectl scale deploy api --replicas=3",
         ),
     ),
     rule(
@@ -268,6 +287,7 @@ CLOUD_RULES: tuple[Rule, ...] = (
             "pulumi destroy --yes",
             "cdk destroy --force",
             "pulumi stack rm dev",
+            "terragrunt run-all destroy",
         ),
         must_not_match=(
             "terraform plan -destroy",
@@ -324,6 +344,10 @@ CLOUD_RULES: tuple[Rule, ...] = (
             "doctl compute droplet delete web",
             "heroku apps:destroy myapp",
             "fly apps destroy app",
+            "aws kms schedule-key-deletion --key-id k",
+            "aws sqs purge-queue --queue-url u",
+            "aws ecr batch-delete-image --repository-name r --image-ids imageTag=x",
+            "gh release delete v1.0 -y",
         ),
         must_not_match=(
             "aws ec2 describe-instances",
@@ -336,6 +360,7 @@ CLOUD_RULES: tuple[Rule, ...] = (
             "aws ses delete-receipt-rule --rule-set-name x --generate-cli-skeleton",
             "doctl auth remove --context old",
             "aws dynamodb delete-item --table-name t --key k",
+            "aws ec2 describe-deletion-protection",
             "aws sqs delete-message --queue-url u --receipt-handle h",
             "az storage blob delete --container-name c --name b",
         ),

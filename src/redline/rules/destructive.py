@@ -9,7 +9,7 @@ from collections.abc import Iterator
 from redline.decision import Severity
 from redline.rules import argv, targets
 from redline.rules.model import Rule, rule
-from redline.shell import paths
+from redline.shell import find, paths
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
 from redline.shell.model import DYNAMIC
@@ -137,6 +137,8 @@ def _find_delete(inv: Invocation, analysis: Analysis) -> bool:
         return False  # `-delete` and `-exec rm` from these roots are hard lines already
     if all(p is not None and in_temp(p) for p in normal):
         return False
+    if find.narrowed(inv.argv) and all(p is not None and p in TEMP_DIRS for p in normal):
+        return False  # `find /tmp -name 'pytest-*' -delete`: only the matches under /tmp
     if "-empty" in inv.values and not removers and not _has_alternatives(inv.values):
         return False  # only empty files and directories go: no content is lost
     relative = all(not w.value.startswith(("/", "~")) and not w.dynamic for w in roots)
@@ -304,6 +306,7 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
             "grep -r -- -delete .",
             "fd -e log -x wc -l",
             "find . -type f -empty -delete",
+            "find /tmp -name 'pytest-*' -mtime +1 -exec rm -rf {} +",
             "fd rm",
         ),
     ),

@@ -42,6 +42,11 @@ _WHOLE_ENV = re.compile(
     r"|\bENV\.(?:to_h|each|inspect|to_a)|\bENV\s*[),;]|getenv\(\s*\)"
 )
 _CODE_STRING = re.compile(r"[\"']([~/$.][^\"'\s]*)[\"']")
+# Network calls in inline code (Python, Node, Ruby, Perl, PHP).
+_CODE_SENDS = re.compile(
+    r"urlopen|urllib|requests\.\w+\(|http\.client|httpx|socket\.|\bfetch\(|axios|https?\.request"
+    r"|Net::HTTP|LWP::|IO::Socket|HTTP::Tiny|smtplib|ftplib|paramiko|curl_exec|fsockopen"
+)
 _TRANSFER_WORDS = re.compile(r"[\s;'\"|&]+")
 _COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "ditto"})
 _MAX_DEPTH = 16
@@ -156,6 +161,13 @@ class _Trace:
     def sends_secret(self, inv: Invocation) -> bool:
         if socket_redirect(inv, writes=True):
             return self.emits(inv) or self.stdin(inv)
+        code = code_text(inv)
+        if (
+            code
+            and _CODE_SENDS.search(code)
+            and any(self.names_secret(s, inv) for s in _CODE_STRING.findall(code))
+        ):
+            return True  # inline code that reads a secret and talks to the network
         reader = SENDERS.get(inv.name)
         sent = reader(inv) if reader is not None else None
         if sent is None:

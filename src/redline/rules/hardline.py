@@ -143,7 +143,9 @@ def _sudo_stdin(inv: Invocation, analysis: Analysis) -> bool:
 
 _CHMOD_ROOTS = frozenset({"/", "/bin", "/boot", "/etc", "/lib", "/lib64", "/sbin", "/usr",
                           "/var", "/usr/bin", "/usr/lib", "/usr/sbin", "/System", "/Library",
-                          "/private/etc", "/root"})  # fmt: skip
+                          "/private/etc", "/root", "/dev", "/lib32", "/var/lib", "/usr/local",
+                          "/usr/local/bin", "/usr/libexec", "/usr/share", "/etc/ssh", "/etc/ssl",
+                          "/etc/sudoers.d", "/etc/pam.d", "/boot/efi", "/private/var"})  # fmt: skip
 
 
 def _chmod_system(inv: Invocation, analysis: Analysis) -> bool:
@@ -475,6 +477,7 @@ HARDLINES: tuple[Rule, ...] = (
             "chown --recursive nobody /var",
             "chgrp -R staff /bin",
             "setfacl -R -m u:nobody:rwx /",
+            "chmod -R 777 /var/lib",
         ),
         must_not_match=(
             "chmod -R 755 ./build",

@@ -44,11 +44,20 @@ _CODE_TREE_DELETE = re.compile(
 _FILE_REMOVERS = frozenset({"rm", "unlink", "shred", "srm", "wipe", "scrub"})
 
 
+# The home directory as code spells it: `os.path.expanduser("~")`, `Path.home()`,
+# `os.homedir()`, `Dir.home`, `os.environ["HOME"]`, `process.env.HOME`.
+_CODE_HOME = re.compile(
+    r"""(?:os\.path\.)?expanduser\(\s*['"]~['"]\s*\)|(?:pathlib\.)?Path\.home\(\s*\)"""
+    r"""|(?:require\(\s*['"]os['"]\s*\)|os)\.homedir\(\s*\)|\bDir\.home\b"""
+    r"""|os\.environ\[\s*['"]HOME['"]\s*\]|process\.env\.HOME|\$ENV\{HOME\}|ENV\[['"]HOME['"]\]"""
+)
+
+
 def _code_trees(inv: Invocation) -> Iterator[str]:
     code = inline_code(inv)
     if not code:
         return
-    for match in _CODE_TREE_DELETE.finditer(code):
+    for match in _CODE_TREE_DELETE.finditer(_CODE_HOME.sub('"~"', code)):
         if match["node"] and "recursive" not in code:
             continue
         path = paths.normalize(match["path"], inv.cwd)
