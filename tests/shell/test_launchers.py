@@ -9,6 +9,7 @@ from collections.abc import Callable
 import pytest
 
 from redline.shell.analysis import analyze
+from redline.shell.model import DYNAMIC
 
 Argvs = Callable[..., list[tuple[str, ...]]]
 RM = ("rm", "-rf", "/")
@@ -55,6 +56,12 @@ RM = ("rm", "-rf", "/")
         'perl -e \'system "rm", "-rf", "/"\'',
         "ruby -e 'system \"rm -rf /\"'",
         "echo 'rm -rf /' | tee >(sh)",
+        "bash -euxo pipefail -c 'rm -rf /'",
+        "bash -o pipefail -c 'rm -rf /'",
+        "bash -c -x 'rm -rf /'",
+        "ssh host -- rm -rf /",
+        "ssh host -t rm -rf /",
+        "ssh host -p 22 'rm -rf /'",
     ],
 )
 def test_launched_commands_are_found(argvs: Argvs, command: str) -> None:
@@ -102,3 +109,27 @@ def test_a_writer_is_not_fed_by_what_reads_it() -> None:
     tee, summer = analysis.invocations[1], analysis.invocations[2]
     assert summer.index not in tee.upstream
     assert tee.index in summer.upstream
+
+
+@pytest.mark.parametrize(
+    "command",
+    [
+        "xargs -I{} sh -c '{}' < f",
+        "xargs -n 1 -I{} sh -c '{}' < f",
+        "xargs -0 -P 4 -I % bash -c '%' < f",
+        "xargs -i sh -c '{} && ls' < f",
+        "xargs --replace=@ @ --version < f",
+        "xargs -I{} {} --version < f",
+    ],
+)
+def test_xargs_input_run_as_code_is_computed_at_run_time(command: str) -> None:
+    analysis = analyze(command)
+    assert any(inv.argv and DYNAMIC in inv.argv[0].value for inv in analysis.invocations)
+
+
+@pytest.mark.parametrize(
+    "command", ["xargs -I{} sh -c 'wc -l {}' < f", "xargs -I{} mv {} {}.bak < f", "xargs rm < f"]
+)
+def test_xargs_input_as_arguments_stays_an_argument(command: str) -> None:
+    analysis = analyze(command)
+    assert not any(inv.argv and DYNAMIC in inv.argv[0].value for inv in analysis.invocations)

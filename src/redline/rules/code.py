@@ -5,7 +5,13 @@ from __future__ import annotations
 
 from redline.rules import argv
 from redline.shell.carriers import CODE_FLAGS as _CODE_FLAGS
-from redline.shell.carriers import SHELLS, SOURCE, inline_code_value, interpreter_family
+from redline.shell.carriers import (
+    SHELLS,
+    SOURCE,
+    inline_code_value,
+    interpreter_family,
+    shell_options,
+)
 from redline.shell.carriers import VALUE_FLAGS as _VALUE_FLAGS
 from redline.shell.invocation import Invocation
 
@@ -63,23 +69,11 @@ def code_text(inv: Invocation) -> str | None:
 
 def _shell_source(inv: Invocation) -> tuple[str, str]:
     values = inv.values
-    k = 0
-    while k < len(values):
-        value = values[k]
-        if value == "--":
-            k += 1
-            break
-        if value in ("-o", "+o", "-O", "+O", "--rcfile", "--init-file"):
-            k += 2
-            continue
-        if not value.startswith(("-", "+")) or value in ("-", "+"):
-            break
-        if not value.startswith("--") and "c" in value[1:]:
-            rest = [v for v in values[k + 1 :] if not v.startswith(("-", "+")) or v in "-+"]
-            return INLINE, rest[0] if rest else ""
-        if not value.startswith("--") and "s" in value[1:]:
-            return STDIN, ""
-        k += 1
+    mode, k = shell_options(values)
+    if mode == "c":
+        return INLINE, values[k] if k < len(values) else ""
+    if mode == "s":
+        return STDIN, ""
     return _operand_source(values[k]) if k < len(values) else (STDIN, "")
 
 

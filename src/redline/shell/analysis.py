@@ -18,7 +18,13 @@ from redline.shell.carriers import SOURCE
 from redline.shell.invocation import Invocation, command_name
 from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCommand, Word
 from redline.shell.parser import Parser
-from redline.shell.wrappers import SCRIPT_JOINERS, WRAPPERS, split_wrapper
+from redline.shell.wrappers import (
+    SCRIPT_JOINERS,
+    WRAPPERS,
+    run_time_input,
+    split_wrapper,
+    xargs_replace,
+)
 
 MAX_CARRIER_DEPTH = 8
 # A bound on work: a command that expands to more invocations than this is
@@ -216,6 +222,9 @@ class _Builder:
                                     remote=remote or spec.remote,
                                     context=_Context(index, self.background))  # fmt: skip
                 else:
+                    replace = xargs_replace(argv) if name == "xargs" else None
+                    if replace:
+                        inner = run_time_input(inner, replace)
                     innermost = self.add_command(
                         inner, redirects, span, origin, depth, (*via, name),
                         remote or spec.remote, appended or spec.appends_args,

@@ -25,8 +25,6 @@ INTERPRETERS = frozenset(
      "rscript", "osascript", "tclsh", "awk", "gawk", "mawk", "nawk", "jshell", "irb"}
 )  # fmt: skip
 _VERSIONED = re.compile(r"^(python|pypy|perl|ruby|lua|php|node)[\d.]*$")
-# `-o OPT`, `--rcfile F` and the like take a value in shells.
-_SHELL_VALUE_OPTS = frozenset({"-o", "+o", "-O", "+O", "--rcfile", "--init-file"})
 
 
 class Carried(NamedTuple):
@@ -172,26 +170,37 @@ def carried_scripts(inv: Invocation) -> list[Carried]:
     return []
 
 
-def _shell(inv: Invocation) -> list[Carried]:
-    argv = inv.argv
-    k, n = 1, len(argv)
-    has_c = False
+def shell_options(values: tuple[str, ...]) -> tuple[str, int]:
+    """How a shell takes its script from `values` (its arguments): `"c"` for
+    `-c`, `"s"` for `-s`, `""` from a file or stdin; and the index of its
+    first operand. `-o NAME` takes a value also in a bundle (`-euxo pipefail`)."""
+    mode, k, n = "", 0, len(values)
     while k < n:
-        value = argv[k].value
+        value = values[k]
         if value == "--":
-            k += 1
-            break
-        if value in _SHELL_VALUE_OPTS:
+            return mode, k + 1
+        if value in ("--rcfile", "--init-file"):
             k += 2
             continue
-        if value.startswith(("-", "+")) and len(value) > 1:
-            if not value.startswith("--") and "c" in value[1:]:
-                has_c = True
+        if value.startswith("--"):
             k += 1
             continue
-        break
-    operands = argv[k:]
-    if has_c:
+        if not value.startswith(("-", "+")) or value in ("-", "+"):
+            break
+        letters = value[1:]
+        if "c" in letters:
+            mode = "c"
+        elif "s" in letters and not mode:
+            mode = "s"
+        k += 1 + letters.count("o") + letters.count("O")
+    return mode, k
+
+
+def _shell(inv: Invocation) -> list[Carried]:
+    argv = inv.argv
+    mode, k = shell_options(inv.values)
+    operands = argv[k + 1 :]
+    if mode == "c":
         if not operands:
             return []
         script = operands[0]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from redline.shell.model import Word
+from redline.shell.model import DYNAMIC, Word
 
 
 class Wrapper(NamedTuple):
@@ -119,14 +119,25 @@ def split_wrapper(name: str, argv: tuple[Word, ...]) -> tuple[tuple[Word, ...], 
     spec = WRAPPERS.get(name)
     if spec is None:
         return None
-    i, n = 1, len(argv)
+    i = _skip_options(name, spec, argv, 1)
+    if i is None:
+        return (), True
+    i += spec.operands
+    if spec.remote and i < len(argv) and argv[i - 1].value != "--":
+        # OpenSSH reads options after the destination too: `ssh host -- cmd`.
+        i = _skip_options(name, spec, argv, i) or i
+    return argv[i:], False
+
+
+def _skip_options(name: str, spec: Wrapper, argv: tuple[Word, ...], i: int) -> int | None:
+    """The index past the options from `i`; `None` when one makes it a lookup."""
+    n = len(argv)
     while i < n:
         text = argv[i].value
         if text == "--":
-            i += 1
-            break
+            return i + 1
         if text in spec.lookup_only:
-            return (), True
+            return None
         if text.startswith("--") and len(text) > 2:
             key, eq, _ = text[2:].partition("=")
             i += 2 if (key in spec.long_args and not eq) else 1
@@ -142,5 +153,43 @@ def split_wrapper(name: str, argv: tuple[Word, ...]) -> tuple[tuple[Word, ...], 
             i += 1
             continue
         break
-    i += spec.operands
-    return argv[i:], False
+    return i
+
+
+def xargs_replace(argv: tuple[Word, ...]) -> str | None:
+    """The string `xargs -I R` replaces with each input line, if any."""
+    takes = WRAPPERS["xargs"].short_args
+    k, n = 1, len(argv)
+    while k < n:
+        text = argv[k].value
+        following = argv[k + 1].value if k + 1 < n else ""
+        if text.startswith("--replace"):
+            return text.partition("=")[2] or "{}"
+        if text == "--" or not text.startswith("-") or text == "-":
+            return None
+        if text.startswith("-i"):
+            return text[2:] or "{}"
+        if text.startswith("-I"):
+            return text[2:] or following
+        if text.startswith("--"):
+            k += 1
+            continue
+        k += 2 if text[-1] in takes and len(text) == 2 else 1
+    return None
+
+
+def run_time_input(inner: tuple[Word, ...], replace: str) -> tuple[Word, ...]:
+    """`xargs -I{} {} x`, `xargs -I{} sh -c '{}'`: input lines that become the
+    program or the start of a script are code computed at run time."""
+    if not inner or not replace:
+        return inner
+    starts = [w.value.lstrip().startswith(replace) for w in inner]
+    if (not starts[0] and not any(starts[1:])) or (not starts[0] and inner[0].value not in _SHELLS):
+        return inner
+    return tuple(
+        w._replace(value=w.value.replace(replace, DYNAMIC)) if start else w
+        for w, start in zip(inner, starts, strict=True)
+    )
+
+
+_SHELLS = frozenset({"sh", "bash", "zsh", "ksh", "dash", "ash", "mksh", "/bin/sh", "/bin/bash"})
