@@ -2,8 +2,10 @@
 
 Run as `python bench/bench_service.py` (about a minute). It prints:
 - auto-decided calls per second through the hook socket and through loopback
-  HTTP (load from a separate process: keep-alive connections, one request in
-  flight on each), target >= 3,000/s on 2 cores;
+  HTTP, with one client and with `--connections` clients (16 by default; load
+  from a separate process: keep-alive connections, one request in flight on
+  each), target >= 3,000/s on 2 cores, and the service's CPU time per call
+  (steadier than the rate on a shared machine);
 - p50/p99 latency of one auto decision on a kept-alive connection, and of a
   whole hook-style exchange (connect, ask, verify the signature), target p99
   <= 5 ms;
@@ -44,7 +46,7 @@ ASKED = {"tool": "Bash", "args": {"command": "git push --force origin main"}, "c
 def request_bytes(body: dict[str, Any], n: int) -> bytes:
     data = json.dumps({**body, "session": f"bench-{n % 64}", "nonce": f"{n:032x}"}).encode()
     head = (
-        "POST /v1/decide HTTP/1.1\r\nHost: redline\r\nContent-Type: application/json\r\n"
+        "POST /v1/decide HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
         f"Content-Length: {len(data)}\r\n\r\n"
     )
     return head.encode() + data
@@ -91,16 +93,25 @@ def _load_process(address: str, seconds: float, connections: int, base: int, out
     out.put(asyncio.run(_load(address, seconds, connections, base)))
 
 
-def throughput(address: str, seconds: float, connections: int) -> float:
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds the process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def throughput(address: str, seconds: float, connections: int, pid: int) -> tuple[float, float]:
+    """Calls per second, and the service's CPU microseconds per call."""
     queue: Any = multiprocessing.Queue()
     start = time.perf_counter()
     proc = multiprocessing.Process(
         target=_load_process, args=(address, seconds, connections, int(start * 1000), queue)
     )
+    before = cpu_s(pid)
     proc.start()
     count = int(queue.get(timeout=seconds + 120))
     proc.join()
-    return count / seconds
+    used = cpu_s(pid) - before
+    return count / seconds, used / max(count, 1) * 1e6
 
 
 async def _latency(address: str, count: int) -> list[float]:
@@ -158,9 +169,10 @@ def main() -> None:
             print(f"policy {POLICY.name}, store {args.store or 'sqlite (default)'}")
             sock, http = service.paths.hook_socket, f"127.0.0.1:{port}"
             for label, address in (("unix socket", sock), ("loopback HTTP", http)):
-                rate = throughput(address, args.seconds, args.connections)
-                print(f"auto decisions through the {label}: {rate:,.0f} calls/s "
-                      f"({args.connections} keep-alive connections, one process)")  # fmt: skip
+                for clients in sorted({1, args.connections}):
+                    rate, cpu = throughput(address, args.seconds, clients, service.proc.pid)
+                    print(f"auto decisions through the {label}, {clients} client(s): "
+                          f"{rate:,.0f} calls/s, service CPU {cpu:.0f} us/call")  # fmt: skip
             times = asyncio.run(_latency(sock, 3000))
             print(f"auto decision latency, kept-alive unix socket: {percentiles(times)}")
             hook_times = []

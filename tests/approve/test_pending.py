@@ -145,7 +145,7 @@ def test_a_held_call_is_stored_before_any_channel_hears_of_it(tmp_path: Path) ->
         service = Service(gate=Gate(POLICY), signer=signer, store_url=url)
         service.channels.append(Witness())
         call = {"tool": "Bash", "args": {"command": "git push -f origin main"}, "cwd": "/srv"}
-        reply = service.decide({**call, "nonce": "n" * 32})
+        reply = await service.decide({**call, "nonce": "n" * 32})
         await asyncio.sleep(0.2)
         await service.stop()
         return str(reply["request"])

@@ -20,6 +20,7 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
 from starlette.types import Receive, Scope, Send
 
+from redline.approve import lean
 from redline.approve.pending import State
 from redline.approve.service import AnswerError, Service
 
@@ -50,7 +51,7 @@ def _number(request: Request, name: str, default: float) -> float:
 def agent_routes(service: Service) -> list[BaseRoute]:
     async def decide(request: Request) -> Response:
         try:
-            return JSONResponse(service.decide(await _body(request)))
+            return JSONResponse(await service.decide(await _body(request)))
         except ValueError as err:
             return _error(400, str(err))
 
@@ -62,7 +63,7 @@ def agent_routes(service: Service) -> list[BaseRoute]:
 
     async def propose(request: Request) -> Response:
         try:
-            return JSONResponse(service.propose(await _body(request)))
+            return JSONResponse(await service.propose(await _body(request)))
         except ValueError as err:
             return _error(400, str(err))
 
@@ -172,7 +173,11 @@ class Dispatch:
             await self._lifespan(receive, send)
             return
         server = scope.get("server") or ("", None)
-        app = self.apps.get(str(server[0])) if server[1] is None else self.tcp
+        tcp = server[1] is not None
+        app = self.tcp if tcp else self.apps.get(str(server[0]))
+        if app is not None and lean.wanted(scope, tcp):
+            await lean.decide(self.service, scope, receive, send)
+            return
         if app is None:
             await Response("not found", status_code=404)(scope, receive, send)
             return

@@ -24,14 +24,15 @@ from typing import Any
 from redline.approve.channel import Channel, shown_text
 from redline.approve.client import call_digest
 from redline.approve.db import Database
+from redline.approve.logwriter import LogWriter
 from redline.approve.pending import Held, Kind, PendingTable, State
 from redline.approve.proposals import ProposalError, Proposals
 from redline.approve.signing import Signer
 from redline.audit.recorder import (
     LogUnavailable,
     Outcome,
+    decision_record,
     deny_log_unavailable,
-    record_decision,
     record_outcome,
 )
 from redline.audit.redact import is_secret_name, redact_value, secret_values
@@ -81,6 +82,7 @@ class Service:
         self.signer = signer
         self.timeout_s = timeout_s
         self.store: Store = open_store(store_url)
+        self.writer = LogWriter(self.store)
         self.db = Database(store_url)
         self.pending = PendingTable(self.db)
         self.pairing = Pairing(self.db)
@@ -111,17 +113,18 @@ class Service:
         for channel in self.channels:
             with contextlib.suppress(Exception):
                 await channel.stop()
+        await self.writer.close()
         self.store.close()
         self.db.close()
 
     # -- the agent's side
-    def _record(
+    async def _record(
         self, call: ToolCall, agent: str | None, decision: Decision
     ) -> tuple[Decision, int | None]:
-        """Log the decision; a log that cannot be written turns it into a deny."""
+        """Log the decision (committed before this returns); a log that cannot
+        be written turns it into a deny."""
         try:
-            seq = record_decision(
-                self.store,
+            record, kept = decision_record(
                 session=call.session,
                 context=call.context,
                 agent=agent,
@@ -130,6 +133,7 @@ class Service:
                 decision=decision,
                 environ=self.environ,
             )
+            seq = await self.writer.append(record, kept)
         except LogUnavailable as err:
             return deny_log_unavailable(err)._replace(hits=decision.hits), None
         return decision, seq
@@ -146,7 +150,7 @@ class Service:
         )
         return {"status": "answered", **answer}
 
-    def decide(self, body: Mapping[str, Any]) -> dict[str, Any]:
+    async def decide(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """Judge one call: a signed answer now, or a held request to wait on."""
         tool, args = body.get("tool"), body.get("args") or {}
         if not isinstance(tool, str) or not tool or not isinstance(args, dict):
@@ -154,14 +158,14 @@ class Service:
         nonce = _nonce(body)
         cwd, context, session, agent = _strings(body, ("cwd", "context", "session", "agent"))
         call = ToolCall(tool, args, cwd, context, session)
-        decision, seq = self._record(call, agent, self.gate.check(call))
+        decision, seq = await self._record(call, agent, self.gate.check(call))
         digest = call_digest(tool, args, cwd, session, context, agent)
         if decision.verdict is not Verdict.ASK:
             return self._now(nonce, digest, seq, decision)
         held = self.hold(Kind.CALL, call, decision, seq, nonce, digest, agent)
         return {"status": "pending", "request": held.id, "deadline": held.deadline}
 
-    def propose(self, body: Mapping[str, Any]) -> dict[str, Any]:
+    async def propose(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """Hold a proposal for the owner; the service carries it out on approval."""
         kind, raw = body.get("kind"), body.get("args") or {}
         if not isinstance(kind, str) or not isinstance(raw, dict):
@@ -171,7 +175,7 @@ class Service:
         args, shown = self.proposals.validate(kind, redact_value(raw, self.known))
         call = ToolCall(kind, args, None, None, session)
         asked = Decision(Verdict.ASK, reason=f"`{kind}` is only proposed", code="proposal")
-        decision, seq = self._record(call, agent, asked)
+        decision, seq = await self._record(call, agent, asked)
         digest = call_digest(kind, raw, None, session, None, agent)
         if decision.verdict is not Verdict.ASK:
             return self._now(nonce, digest, seq, decision)

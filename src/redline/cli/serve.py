@@ -123,7 +123,10 @@ def run(args: argparse.Namespace) -> int:
         sys.stderr.write(f"redline serve: {err}\n")
         return exitcodes.ERROR
     app = build(service, hook_socket=paths.hook_socket, owner_socket=paths.owner_socket, web=web)
-    config = uvicorn.Config(app, log_level="warning", access_log=False, lifespan="on")
+    # No proxy sits in front of a loopback-only service: skip uvicorn's proxy-header pass.
+    config = uvicorn.Config(
+        app, log_level="warning", access_log=False, lifespan="on", proxy_headers=False
+    )
     server = uvicorn.Server(config)
     sys.stderr.write(
         f"redline serve: hooks connect to {paths.hook_socket}"

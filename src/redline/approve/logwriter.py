@@ -1,0 +1,103 @@
+"""Group commit for the service's decision log.
+
+Every auto-decided call must be in the log before its answer goes out, and a
+commit per call (BEGIN, read the head, insert, COMMIT) was most of a
+decision's cost. `LogWriter.append` queues a record and waits for the commit
+that carries it; one thread runs the commits, and every record that arrived
+while a commit was running goes into the next one, in one transaction. No
+timer: a lone call is committed at once, and under load the batches grow by
+themselves. An answer is only returned after its own transaction committed;
+if that commit fails, every call in it gets `LogUnavailable` (and so a deny
+`log-unavailable`), never an answer for an entry that is not in the log.
+
+The hash chain stays whole: the store reads the head and chains the batch
+inside one transaction, under the same lock and `BEGIN IMMEDIATE` (or table
+lock) as a single append.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import concurrent.futures
+from collections.abc import Callable
+
+from redline.audit.entry import Record
+from redline.audit.store import LogUnavailable, Payload, Store
+
+MAX_BATCH = 256
+"""Records in one transaction at most, so one commit stays short."""
+
+Pending = tuple[Record, Payload | None, "asyncio.Future[int]"]
+
+
+class LogWriter:
+    """Appends from the event loop, committed in batches on one thread."""
+
+    def __init__(self, store: Store, max_batch: int = MAX_BATCH) -> None:
+        self.store = store
+        self.max_batch = max_batch
+        self.batches = 0
+        self.appended = 0
+        self._queue: list[Pending] = []
+        self._running: asyncio.Task[None] | None = None
+        self._thread = concurrent.futures.ThreadPoolExecutor(1, thread_name_prefix="redline-log")
+
+    async def append(self, record: Record, payload: Payload | None = None) -> int:
+        """The record's seq once its transaction committed; `LogUnavailable` if
+        that transaction failed."""
+        loop = asyncio.get_running_loop()
+        done: asyncio.Future[int] = loop.create_future()
+        self._queue.append((record, payload, done))
+        if self._running is None:
+            self._running = loop.create_task(self._drain())
+        return await done
+
+    async def _drain(self) -> None:
+        loop = asyncio.get_running_loop()
+        try:
+            while self._queue:
+                batch = self._queue[: self.max_batch]
+                del self._queue[: self.max_batch]
+                items = [(record, payload) for record, payload, _ in batch]
+                try:
+                    entries = await loop.run_in_executor(self._thread, self._commit(items))
+                except Exception as err:  # noqa: BLE001 - every failure denies the batch
+                    failure = (
+                        err
+                        if isinstance(err, LogUnavailable)
+                        else LogUnavailable(
+                            f"the log writer failed ({type(err).__name__}: {err})",
+                            "see the service's log; restart `redline serve`",
+                        )
+                    )
+                    for _, _, done in batch:
+                        if not done.done():
+                            done.set_exception(failure)
+                    continue
+                self.batches += 1
+                self.appended += len(batch)
+                for (_, _, done), seq in zip(batch, entries, strict=True):
+                    if not done.done():
+                        done.set_result(seq)
+        finally:
+            self._running = None
+            for _, _, done in self._queue:  # only if the loop is being torn down
+                if not done.done():
+                    done.set_exception(LogUnavailable("the service is stopping", "try again"))
+            self._queue.clear()
+
+    def _commit(self, items: list[tuple[Record, Payload | None]]) -> Callable[[], list[int]]:
+        def run() -> list[int]:
+            entries = self.store.append_many(items)
+            if len(entries) != len(items):
+                raise LogUnavailable("the log committed a different number of entries", "")
+            return [entry.seq for entry in entries]
+
+        return run
+
+    async def close(self) -> None:
+        """Wait for what is queued, then stop the writer's thread."""
+        running = self._running
+        if running is not None:
+            await asyncio.shield(running)
+        self._thread.shutdown(wait=True)
