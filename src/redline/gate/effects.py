@@ -29,7 +29,6 @@ Subject = tuple[str, ...]
 
 _SHELL_TEXT_KINDS = frozenset({ActionKind.RUN, ActionKind.PROCESS, ActionKind.SCHEDULE})
 _URL_START = re.compile(r"\A[a-z][a-z0-9+.-]*://", re.IGNORECASE)
-_HOST = re.compile(r"\A(?:[a-z][a-z0-9+.-]*:)?//(?:[^@/?#]*@)?(\[[^\]/]*\]|[^:/?#\[\]]+)", re.I)
 
 
 class Facts:
@@ -191,10 +190,16 @@ def _covering(span: Span | None, analysis: Analysis) -> tuple[Invocation, ...]:
     return invocations
 
 
+@functools.cache
+def _host() -> re.Pattern[str]:
+    """Compiled on first use: most calls name no URL."""
+    return re.compile(r"\A(?:[a-z][a-z0-9+.-]*:)?//(?:[^@/?#]*@)?(\[[^\]/]*\]|[^:/?#\[\]]+)", re.I)
+
+
 def hosts_of(urls: tuple[str, ...] | list[str]) -> tuple[str, ...]:
     found: dict[str, None] = {}
     for url in urls:
-        match = _HOST.match(url if "://" in url else "//" + url)
+        match = _host().match(url if "://" in url else "//" + url)
         if match:
             found[match.group(1).strip("[]").rstrip(".").lower()] = None
     return tuple(found)

@@ -8,8 +8,6 @@ of them log in to a loopback address.
 
 from __future__ import annotations
 
-import ipaddress
-
 from redline.rules import argv
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
@@ -44,6 +42,8 @@ def is_loopback(host: str | None) -> bool:
     host = host.lower().rstrip(".")
     if host in _LOOPBACK_NAMES:
         return True
+    import ipaddress  # here, not at the top: most calls name no address (~2 ms to import)
+
     try:
         return ipaddress.ip_address(host).is_loopback
     except ValueError:

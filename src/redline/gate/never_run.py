@@ -9,6 +9,7 @@ heredocs to an interpreter) by the paths it mentions and whether it writes.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterator
 from typing import NamedTuple
@@ -90,21 +91,38 @@ _HOME_VARIABLES = (
     "GNUPGHOME",
     "XDG_CONFIG_HOME",
 )
-_VARIABLE = re.compile(r"\A\$\{?(\w+)(?::?[-=+?][^}]*)?\}?(/.*)?\Z")
-_PATHS_IN_CODE = re.compile(r"(?:~|\$\{?\w+\}?|(?<![\w.])/)[^\s'\"`;|&<>(),\[\]{}=]*")
-_CODE_WRITES = re.compile(
-    r"""open\s*\([^)]*?['"]\s*[rb]?[wax+]|\.write\b|write_text|write_bytes|writeFile|appendFile
+
+
+# Compiled on first use: a plain command line names no variable path and
+# carries no code, and the hook should not compile these to judge `ls`.
+@functools.cache
+def _variable() -> re.Pattern[str]:
+    return re.compile(r"\A\$\{?(\w+)(?::?[-=+?][^}]*)?\}?(/.*)?\Z")
+
+
+@functools.cache
+def _paths_in_code() -> re.Pattern[str]:
+    return re.compile(r"(?:~|\$\{?\w+\}?|(?<![\w.])/)[^\s'\"`;|&<>(),\[\]{}=]*")
+
+
+@functools.cache
+def _code_writes() -> re.Pattern[str]:
+    return re.compile(
+        r"""open\s*\([^)]*?['"]\s*[rb]?[wax+]|\.write\b|write_text|write_bytes|writeFile|appendFile
     |createWriteStream|unlink|remove\b|rmtree|rmdir|rename|replace\s*\(|chmod|chown|truncate
     |shutil\.|os\.system|subprocess|symlink|\bsystem\s*\(|File\.(?:write|open|delete)
     |\bprint\s*>|>>?|\brm\b|\bmv\b|\bcp\b|\btee\b|\bsed\b|\bdd\b|copyfile|move\b|\bexec\b""",
-    re.VERBOSE,
-)
+        re.VERBOSE,
+    )
 
-_PROSE_WRITES = re.compile(
-    r"\b(?:edit|change|update|modify|write|overwrite|delete|remove|rename|move|append|add|set|"
-    r"disable|enable|replace|patch|truncate|chmod|empty|wipe|clear|install)\w*",
-    re.IGNORECASE,
-)
+
+@functools.cache
+def _prose_writes() -> re.Pattern[str]:
+    return re.compile(
+        r"\b(?:edit|change|update|modify|write|overwrite|delete|remove|rename|move|append|add|set|"
+        r"disable|enable|replace|patch|truncate|chmod|empty|wipe|clear|install)\w*",
+        re.IGNORECASE,
+    )
 
 
 class Guard(NamedTuple):
@@ -159,7 +177,7 @@ class Guard(NamedTuple):
         """`$HERMES_HOME/x`, `${HOME}/x`; an unknown variable before `/...` is
         taken as a home directory (the suffix is what names a protected file)."""
         text = (raw or value).replace('"', "").replace("'", "")
-        match = _VARIABLE.match(text)
+        match = _variable().match(text)
         known = {
             "HOME": self.places.home,
             "HERMES_HOME": self.places.hermes_home,
@@ -276,7 +294,7 @@ class Guard(NamedTuple):
     def code_hits(self, code: str, span: Span | None, prose: bool = False) -> Iterator[RuleHit]:
         """Code (or instructions, `prose`) that names a protected path:
         reading credentials or the log, or writing anything protected."""
-        writes = bool(_CODE_WRITES.search(code) or (prose and _PROSE_WRITES.search(code)))
+        writes = bool(_code_writes().search(code) or (prose and _prose_writes().search(code)))
         for path in self._paths_in(code):
             entry = self.table.lookup(path, False)
             if entry is not None and entry.tree and path == entry.path and not writes:
@@ -288,7 +306,7 @@ class Guard(NamedTuple):
                 return
 
     def _paths_in(self, code: str) -> Iterator[str]:
-        for match in _PATHS_IN_CODE.finditer(code):
+        for match in _paths_in_code().finditer(code):
             token = match.group(0)
             path = self.canon(token, None, token)
             if path is not None:
