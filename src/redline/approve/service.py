@@ -24,6 +24,7 @@ from typing import Any
 from redline.approve.channel import Channel, shown_text
 from redline.approve.client import call_digest
 from redline.approve.db import Database
+from redline.approve.defaults import HOLD_TIMEOUT_S
 from redline.approve.logwriter import LogWriter
 from redline.approve.pending import Held, Kind, PendingTable, State
 from redline.approve.proposals import ProposalError, Proposals
@@ -44,7 +45,7 @@ from redline.pairing import Pairing
 
 log = logging.getLogger("redline.approve")
 
-DEFAULT_TIMEOUT_S = 240.0
+DEFAULT_TIMEOUT_S = HOLD_TIMEOUT_S
 SWEEP_S = 0.25
 RECHECK_S = 2.0
 SCOPES = ("once", "session", "always")

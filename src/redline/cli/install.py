@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from redline.cli import exitcodes
+
+if TYPE_CHECKING:
+    from redline.hooks.install import Options
 
 AFTER = {
     "claude-code": "Claude Code reads it at start: restart it. Refusals reach the model as "
@@ -53,28 +56,83 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
             action="store_true",
             help="claude-code, codex: also hook PostToolUse, to log asked calls that ran",
         )
+        parser.add_argument(
+            "--service",
+            action="store_true",
+            help="the hook asks `redline serve` (held calls wait for your answer), pinning "
+            "its public key; the agent's hook timeout is set above the hold timeout",
+        )
+        parser.add_argument(
+            "--service-key",
+            metavar="BASE64",
+            help="with --service: the key to pin (default: the one `redline serve` wrote "
+            "to $REDLINE_HOME/service/signing.pub)",
+        )
+        parser.add_argument(
+            "--hold-timeout",
+            type=float,
+            metavar="SECONDS",
+            help="with --service: the `redline serve --timeout` in use (default "
+            "the service's default), from which the agent's hook timeout is derived",
+        )
         parser.set_defaults(handler=_install)
     else:
         parser.set_defaults(handler=_uninstall)
 
 
 def _install(args: argparse.Namespace) -> int:
-    from redline.hooks.install import Options, install
+    from redline.hooks.install import Options, install, resolve_service
 
+    if not args.service and (args.service_key or args.hold_timeout is not None):
+        print("redline: --service-key and --hold-timeout go with --service", file=sys.stderr)
+        return exitcodes.ERROR
     options = Options(
         allow_explicit=args.allow_explicit,
         ask_deny=args.ask == "deny",
         context=args.context,
         defer_ask=args.defer_ask,
         record_outcomes=args.record_outcomes,
+        service=args.service,
+        service_key=args.service_key,
     )
+    if args.hold_timeout is not None:
+        options = options._replace(hold_timeout_s=args.hold_timeout)
+    from redline.hooks.install.files import ConfigError
+
+    try:
+        options = resolve_service(options)
+    except ConfigError as error:
+        print(f"redline: {error}", file=sys.stderr)
+        return exitcodes.ERROR
     code = _apply(
         lambda: install(args.agent, home=args.home, project=args.project, options=options)
     )
     if code == exitcodes.ALLOW:
+        if args.service:
+            print(_service_note(options))
         print(AFTER[args.agent])
         print("Check it with `redline doctor`.")
     return code
+
+
+def _service_note(options: Options) -> str:
+    from redline.approve.signing import key_id
+    from redline.hooks.install.service import read_public_key
+
+    timeout = f"the agent lets the hook run {options.timeout_s()} s"
+    hold = f"(held calls wait {options.hold_timeout_s:g} s)"
+    if options.service_key:
+        from redline.approve.client import pinned_key
+        from redline.approve.paths import ServicePaths
+
+        pinned = key_id(pinned_key(ServicePaths(""), options.service_key))
+        return f"The hook asks `redline serve` and trusts only key {pinned}; {timeout} {hold}."
+    where = read_public_key()[1]
+    return (
+        f"The hook asks `redline serve`; {timeout} {hold}. No service key at `{where}` yet: "
+        "until it is pinned the hook trusts the key the service writes there at its first "
+        "start. Start `redline serve`, then run this again to pin it."
+    )
 
 
 def _uninstall(args: argparse.Namespace) -> int:

@@ -9,6 +9,7 @@ import socket
 import sys
 from typing import Any
 
+from redline.approve.defaults import HOLD_TIMEOUT_S, HTTP_HOST, HTTP_PORT
 from redline.cli import exitcodes
 
 
@@ -22,10 +23,18 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
     parser.add_argument("--store", help="the log and service database (default: SQLite in home)")
     parser.add_argument("--policy", help="the policy file (default: the configured policy)")
     parser.add_argument(
-        "--timeout", type=float, default=240.0, help="seconds a held call waits (default 240)"
+        "--timeout",
+        type=float,
+        default=HOLD_TIMEOUT_S,
+        help=f"seconds a held call waits (default {HOLD_TIMEOUT_S:g})",
     )
     parser.add_argument(
-        "--http", metavar="[HOST:]PORT", help="also serve loopback HTTP and the web page"
+        "--http",
+        metavar="[HOST:]PORT",
+        nargs="?",
+        const="",
+        help="also serve loopback HTTP and the web page; without a port, the policy's "
+        f"`approval.port` (default {HTTP_PORT}), which its never-run rule protects",
     )
     parser.add_argument("--agent-group", help="the agent's group, which may use the hook socket")
     parser.add_argument(
@@ -72,6 +81,11 @@ def bind_tcp(spec: str) -> socket.socket:
     return sock
 
 
+def http_spec(given: str, policy_port: int | None) -> str:
+    """`--http`'s address: as given, else the policy's approval port on loopback."""
+    return given or f"{HTTP_HOST}:{policy_port or HTTP_PORT}"
+
+
 def _telegram_token(args: argparse.Namespace) -> str | None:
     if args.telegram_token_file:
         with open(args.telegram_token_file, encoding="utf-8") as source:
@@ -109,10 +123,10 @@ def run(args: argparse.Namespace) -> int:
         paths.secure_socket(paths.hook_socket, shared=True)
         paths.secure_socket(paths.owner_socket, shared=False)
         web: list[Any] | None = None
-        if args.http:
+        if args.http is not None:
             from redline.approve.web import web_routes
 
-            sockets.append(bind_tcp(args.http))
+            sockets.append(bind_tcp(http_spec(args.http, gate.policy.approval_port)))
             web = web_routes(service)
         token = _telegram_token(args)
         if token:

@@ -24,22 +24,44 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
+from redline.approve.defaults import HOLD_TIMEOUT_S
+
 HOSTS = ("claude-code", "codex", "gemini", "hermes")
 FAILED_TO_RUN = "redline: the hook could not run; the call is blocked"
 HOOK_TIMEOUT_S = 30
 
 
 class Options(NamedTuple):
-    """What the installed hook command is told (see `redline hook --help`)."""
+    """What the installed hook command is told (see `redline hook --help`).
+
+    `service`: the hook asks `redline serve` (see `service`), pinning
+    `service_key` when there is one, and the host lets it run longer than
+    `hold_timeout_s`."""
 
     allow_explicit: bool = False
     ask_deny: bool = False
     context: str | None = None
     defer_ask: bool = False
     record_outcomes: bool = False
+    service: bool = False
+    service_key: str | None = None
+    hold_timeout_s: float = HOLD_TIMEOUT_S
+
+    def service_flags(self) -> list[str]:
+        if not self.service:
+            return []
+        return ["--service", *(["--service-key", self.service_key] if self.service_key else [])]
+
+    def timeout_s(self) -> int:
+        """The host's timeout for the hook, in seconds."""
+        if not self.service:
+            return HOOK_TIMEOUT_S
+        from redline.hooks.install.service import host_timeout_s
+
+        return host_timeout_s(self.hold_timeout_s)
 
     def flags(self) -> list[str]:
-        flags: list[str] = []
+        flags: list[str] = self.service_flags()
         if self.allow_explicit:
             flags.append("--allow-explicit")
         if self.ask_deny:
@@ -100,7 +122,7 @@ def install(
     options: Options | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> list[Change]:
-    chosen = options or Options()
+    chosen = resolve_service(options or Options(), environ)
     if host == "hermes":
         from redline.hooks.install import hermes
 
@@ -108,6 +130,22 @@ def install(
     from redline.hooks.install import jsonhooks
 
     return jsonhooks.install(host, home=home, project=project, options=chosen, environ=environ)
+
+
+def resolve_service(options: Options, environ: Mapping[str, str] | None = None) -> Options:
+    """`options` with the service's public key to pin, when `--service` has none
+    yet and the service has made one."""
+    if not options.service:
+        return options
+    from redline.hooks.install.files import ConfigError
+
+    if options.defer_ask:
+        raise ConfigError("--defer-ask leaves asks to the agent; --service holds them for you")
+    if options.service_key:
+        return options
+    from redline.hooks.install.service import read_public_key
+
+    return options._replace(service_key=read_public_key(environ)[0])
 
 
 def uninstall(

@@ -23,7 +23,6 @@ from datetime import UTC, datetime
 from typing import Any
 
 from redline.hooks.install import (
-    HOOK_TIMEOUT_S,
     Change,
     Options,
     hook_command,
@@ -111,7 +110,7 @@ def install(
     root = hermes_home(home, environ)
     path = os.path.join(root, "config.yaml")
     hook = command(options, environ)
-    entry: dict[str, Any] = {"command": hook, "timeout": HOOK_TIMEOUT_S, "fail_closed": True}
+    entry: dict[str, Any] = {"command": hook, "timeout": options.timeout_s(), "fail_closed": True}
     original = read_text(path) or ""
     text, _ = _strip_block(original)
     data = _load(text, path)

@@ -14,7 +14,6 @@ from collections.abc import Mapping
 from typing import Any, NamedTuple
 
 from redline.hooks.install import (
-    HOOK_TIMEOUT_S,
     Change,
     Options,
     hook_command,
@@ -34,18 +33,19 @@ class JsonHost(NamedTuple):
     directory: str
     filename: str
     matcher: str | None
-    timeout: int
+    timeout_unit: int
+    """How many of the host's timeout units make a second."""
     handler: Mapping[str, Any]
 
 
 TARGETS: Mapping[str, JsonHost] = {
-    "claude-code": JsonHost(".claude", "settings.json", "*", HOOK_TIMEOUT_S, {}),
-    "codex": JsonHost(".codex", "hooks.json", None, HOOK_TIMEOUT_S, {}),
+    "claude-code": JsonHost(".claude", "settings.json", "*", 1, {}),
+    "codex": JsonHost(".codex", "hooks.json", None, 1, {}),
     "gemini": JsonHost(
         ".gemini",
         "settings.json",
         None,
-        HOOK_TIMEOUT_S * 1000,  # milliseconds
+        1000,  # milliseconds
         {"name": "redline", "description": "redline approval gate"},
     ),
 }
@@ -60,10 +60,11 @@ def config_path(host: str, home: str | None, project: str | None) -> str:
 def events(host: str, options: Options) -> list[tuple[str, list[str]]]:
     """(event, hook flags) to install for `host`."""
     flags = options.flags()
+    after = options.service_flags()  # PostToolUse: only where to ask
     if host == "claude-code":
         wanted = [("PreToolUse", flags)]
         if options.record_outcomes:
-            wanted.append(("PostToolUse", []))
+            wanted.append(("PostToolUse", after))
         return wanted
     if host == "codex":
         if not options.defer_ask:
@@ -74,7 +75,7 @@ def events(host: str, options: Options) -> list[tuple[str, list[str]]]:
                 ("PermissionRequest", [*flags, "--event", "permission-request"]),
             ]
         if options.record_outcomes:
-            wanted.append(("PostToolUse", []))
+            wanted.append(("PostToolUse", after))
         return wanted
     return [("BeforeTool", flags)]
 
@@ -156,7 +157,7 @@ def install(
         handler: dict[str, Any] = {
             "type": "command",
             "command": hook_command(host, flags, environ=environ),
-            "timeout": target.timeout,
+            "timeout": options.timeout_s() * target.timeout_unit,
             **target.handler,
         }
         group: dict[str, Any] = {} if target.matcher is None else {"matcher": target.matcher}
