@@ -1,13 +1,14 @@
 """Group commit for the service's decision log.
 
 Every auto-decided call must be in the log before its answer goes out, and a
-commit per call (BEGIN, read the head, insert, COMMIT) was most of a
+commit per call (BEGIN, read the head, insert, COMMIT) was a third of a
 decision's cost. `LogWriter.append` queues a record and waits for the commit
-that carries it; one thread runs the commits, and every record that arrived
-while a commit was running goes into the next one, in one transaction. No
-timer: a lone call is committed at once, and under load the batches grow by
-themselves. An answer is only returned after its own transaction committed;
-if that commit fails, every call in it gets `LogUnavailable` (and so a deny
+that carries it; every record that arrived while a commit was running goes
+into the next one, in one transaction, run on the writer's thread (the event
+loop goes on judging calls meanwhile). No timer: a lone call is committed at
+once, on the loop itself, and under load the batches grow by themselves.
+An answer is only returned after its own transaction committed; if that
+commit fails, every call in it gets `LogUnavailable` (and so a deny
 `log-unavailable`), never an answer for an entry that is not in the log.
 
 The hash chain stays whole: the store reads the head and chains the batch
@@ -59,8 +60,15 @@ class LogWriter:
                 batch = self._queue[: self.max_batch]
                 del self._queue[: self.max_batch]
                 items = [(record, payload) for record, payload, _ in batch]
+                commit = self._commit(items)
                 try:
-                    entries = await loop.run_in_executor(self._thread, self._commit(items))
+                    # A lone record is committed here: handing it to the thread and
+                    # back costs more than its commit, and nothing waits behind it.
+                    # While it commits, later calls queue up and go to the thread.
+                    single = len(items) == 1
+                    entries = (
+                        commit() if single else await loop.run_in_executor(self._thread, commit)
+                    )
                 except Exception as err:  # noqa: BLE001 - every failure denies the batch
                     failure = (
                         err
