@@ -128,3 +128,38 @@ def test_oversized_input_is_refused() -> None:
 def test_known_assignments_are_substituted(command_words: Words) -> None:
     assert command_words("a=rm; b=-rf; $a $b /") == [["rm", "-rf", "/"]]
     assert command_words("a=$(x); $a") == [["x"], [DYNAMIC]]
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("declare -a v=(a b)", [["declare", "-a", "v=" + DYNAMIC]]),
+        ("local -A m=([k]=v) && echo ok", [["local", "-A", "m=" + DYNAMIC], ["echo", "ok"]]),
+        ("readonly a=($(id)) b=1", [["readonly", "a=" + DYNAMIC, "b=1"], ["id"]]),
+        ("coproc name { sleep 1; }", [["sleep", "1"]]),
+        ("coproc name (ls)", [["ls"]]),
+        ("coproc sleep 1", [["sleep", "1"]]),
+    ],
+)
+def test_array_declarations_and_coprocesses_parse(
+    command_words: Words, command: str, expected: list[list[str]]
+) -> None:
+    script = Parser(command).parse()
+    assert (command_words(command), script.errors) == (expected, ())
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ('set -- rm -rf /; "$@"', [["set", "--", "rm", "-rf", "/"], ["rm", "-rf", "/"]]),
+        ("set -e -- a b; echo $2 $#", [["set", "-e", "--", "a", "b"], ["echo", "b", DYNAMIC]]),
+        ('set -- a "b c"; echo "$*"', [["set", "--", "a", "b c"], ["echo", "a b c"]]),
+        ("set -o pipefail; echo $1", [["set", "-o", "pipefail"], ["echo", DYNAMIC]]),
+        # A function's parameters are its caller's, not the script's.
+        ("set -- /; f() { rm -rf $1; }", [["set", "--", "/"], ["rm", "-rf", DYNAMIC]]),
+    ],
+)
+def test_set_gives_the_positional_parameters(
+    command_words: Words, command: str, expected: list[list[str]]
+) -> None:
+    assert command_words(command) == expected

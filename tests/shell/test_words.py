@@ -44,7 +44,9 @@ def test_word_values(command_words: Words, command: str, expected: list[str]) ->
 
 
 def test_empty_unquoted_expansion_disappears(command_words: Words) -> None:
-    assert command_words("$@ rm x") == [["rm", "x"]]
+    assert command_words("echo $@ x") == [["echo", "x"]]
+    # In command position the unknown arguments are also read as the program.
+    assert command_words("$@ rm x") == [["rm", "x"], ["\x00", "rm", "x"]]
     assert command_words('"" rm x') == [["", "rm", "x"]]
 
 
@@ -76,3 +78,18 @@ def test_brace_expansion(word: str, expanded: list[str]) -> None:
 def test_brace_expansion_is_bounded() -> None:
     assert len(lexer.brace_expand("{1..100000}")) <= lexer.MAX_BRACE_WORDS + 1
     assert len(lexer.brace_expand("{a,b}" * 20)) == lexer.MAX_BRACE_WORDS
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("rm -rf ${HOME:?}/", ["rm", "-rf", "~/"]),
+        ('rm -rf "${HOME:?home is unset}"', ["rm", "-rf", "~"]),
+        ("echo ${HOME:+set} ${NOPE:?}", ["echo", "set", DYNAMIC]),
+        ('"$@" x', [DYNAMIC, "x"]),
+    ],
+)
+def test_error_and_alternate_expansions(
+    command_words: Words, command: str, expected: list[str]
+) -> None:
+    assert command_words(command)[-1] == expected

@@ -6,11 +6,17 @@ like any command list, and every block must be closed (F-SHELL-1).
 
 from __future__ import annotations
 
+import re
 from typing import TYPE_CHECKING, Any
 
 from redline.decision import Span
 from redline.shell import lexer
 from redline.shell.model import FunctionDef, Redirect, SimpleCommand, Word
+
+# A coprocess's name, when a compound command follows it.
+_COPROC_NAME = re.compile(
+    r"[A-Za-z_][A-Za-z0-9_]*[ \t]+(?=\{[ \t\n]|\(|(?:while|until|for|if|case|\[\[)[ \t\n;(])"
+)
 
 
 class CompoundParser:
@@ -22,6 +28,7 @@ class CompoundParser:
     errors: list[str]
     blocks: list[str]
     current_cmd: int
+    vars: dict[str, str]
 
     if TYPE_CHECKING:
 
@@ -82,7 +89,16 @@ class CompoundParser:
             self.skip_blanks()
             if self._at_word("-p"):
                 self.i += 2
+        elif word == "coproc":
+            self._coproc_name()
         self.parse_pipeline()
+
+    def _coproc_name(self) -> None:
+        """`coproc NAME { ...; }`: a name comes only before a compound command."""
+        self.skip_blanks()
+        match = _COPROC_NAME.match(self.src, self.i)
+        if match is not None:
+            self.i = match.end()
 
     def _until_closed(self, open_blocks: int) -> None:
         """Parse a compound command's body until its block is closed."""
@@ -206,7 +222,12 @@ class CompoundParser:
 
     def _function_body(self, name: str, start: int) -> None:
         first = len(self.cmds)
+        # A function's `$1`, `$@` are its caller's arguments: unknown here.
+        outer = {k: v for k, v in self.vars.items() if (k.isdigit() and k != "0") or k == "#"}
+        for key in outer:
+            del self.vars[key]
         self.parse_command()
+        self.vars.update(outer)
         body_cmds = self.cmds[first:]
         body_text = self.src[start : self.i]
         forks = "|" in body_text or "&" in body_text

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from redline.decision import Span
-from redline.shell import backticks, fastpath, lexer
+from redline.shell import backticks, fastpath, lexer, positionals
 from redline.shell.compound import CompoundParser
 from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCommand, Word
 from redline.shell.words import WordScanner
@@ -331,11 +331,30 @@ class Parser(CompoundParser, WordScanner):
                 if not cmd.words and lexer.ASSIGNMENT.match(src, self.i):
                     cmd.assignments.extend(self._assignment())
                     continue
+                if cmd.words and cmd.words[0].value in positionals.DECLARATIONS:
+                    match = lexer.ASSIGNMENT.match(src, self.i)
+                    if match and src.startswith("(", match.end()):
+                        # `declare -a v=(1 2)`: an array value is one argument.
+                        cmd.words.extend(self._assignment())
+                        continue
                 cmd.words.extend(self.scan_word())
         finally:
             self.current_cmd = outer
+        if len(cmd.words) > 1 and any(positionals.caller_args(w) for w in cmd.words[:-1]):
+            self._both_readings(cmd)
         if not cmd.words:
             self._remember_assignments(cmd.assignments)
+        elif cmd.words[0].value == "set" and len(cmd.words) > 1:
+            positionals.set_from(self.vars, cmd.words[1:])
+
+    def _both_readings(self, cmd: _Cmd) -> None:
+        """`$@ rm x`: the caller's arguments, unknown, are most often none, and
+        then the word vanishes; else they are the program. Both are kept."""
+        kept, program = positionals.readings(cmd.words)
+        if program:
+            reading = _Cmd(program, list(cmd.redirects), [], cmd.start, cmd.end, cmd.parent)
+            self.cmds.append(reading)
+        cmd.words = kept
 
     def _assignment(self) -> list[Word]:
         match = lexer.ASSIGNMENT.match(self.src, self.i)

@@ -24,11 +24,13 @@ _SPECIAL_PARAMS = frozenset("#?$!-")
 class _Builder:
     """The parts of one word while it is being scanned."""
 
-    __slots__ = ("braces", "glob", "literal", "parts", "quoted", "splits")
+    __slots__ = ("braces", "glob", "literal", "parts", "positional", "quoted", "splits")
 
     def __init__(self) -> None:
         self.parts: list[str] = []
         self.quoted = self.glob = self.braces = self.literal = False
+        # `$@` or `$*` of unknown positional parameters was read.
+        self.positional = False
         # Value offsets where an unquoted `$IFS` splits the word in two.
         self.splits: list[int] = []
 
@@ -128,6 +130,8 @@ class WordScanner:
         raw = self.src[start : self.i]
         span = Span(start, self.i)
         value = "".join(b.parts)
+        if not value and b.positional:
+            value = DYNAMIC  # `"$@"` alone: the caller's arguments, unknown
         if not value and not b.quoted and not b.literal:
             return []  # only expansions that were empty: bash drops the word
         values = [value]
@@ -260,8 +264,8 @@ class WordScanner:
             else:
                 b.split_here()
             return
-        if name in ("@", "*"):
-            b.add(" ".join(self.vars.get(str(k), "") for k in range(1, 10)).strip())
+        if name in ("@", "*") and not rest:
+            self._positionals(b, split=name == "@" or not in_dq)
             return
         known = self.vars.get(name)
         if not rest:
@@ -270,12 +274,38 @@ class WordScanner:
             # Unknown variables are most likely unset: the default is the value.
             default = rest[2:] if rest[:1] == ":" else rest[1:]
             b.add(known if known else (default if "$" not in default else DYNAMIC))
+        elif rest[:2] == ":?" or rest[:1] == "?":
+            # `${HOME:?}`: the value, or the shell stops with an error.
+            b.add(DYNAMIC if known is None else known)
+        elif rest[:2] == ":+" or rest[:1] == "+":
+            alternate = rest[2:] if rest[:1] == ":" else rest[1:]
+            if known is None or "$" in alternate:
+                b.add(DYNAMIC)
+            elif known:
+                b.add(alternate)
         elif rest.startswith(":") and known is not None:
             b.add(_substring(known, rest[1:]))
         else:
             b.add(DYNAMIC)
         if name in _SPECIAL_PARAMS or inner.startswith(("#", "!")):
             b.parts[-1] = DYNAMIC
+
+    def _positionals(self, b: _Builder, split: bool) -> None:
+        """`$@`, `$*`: the positional parameters, when a carrier's arguments or
+        `set --` gave them; at the top they are the caller's, unknown."""
+        count = self.vars.get("#")
+        if count is None or not count.isdigit():
+            # Most often empty (an agent's shell has none), so `r$@m` is `rm`;
+            # a word made of nothing else is computed at run time.
+            b.positional = True
+            return
+        for k in range(1, int(count) + 1):
+            if k > 1:
+                if split:
+                    b.split_here()
+                else:
+                    b.add(" ")
+            b.add(self.vars.get(str(k), DYNAMIC))
 
 
 def _substring(value: str, spec: str) -> str:
