@@ -133,3 +133,23 @@ def test_xargs_input_run_as_code_is_computed_at_run_time(command: str) -> None:
 def test_xargs_input_as_arguments_stays_an_argument(command: str) -> None:
     analysis = analyze(command)
     assert not any(inv.argv and DYNAMIC in inv.argv[0].value for inv in analysis.invocations)
+
+
+@pytest.mark.parametrize(
+    ("command", "inner"),
+    [
+        ("python -m twine upload dist/x", ("twine", "upload", "dist/x")),
+        ("python3 -u -mpip install x", ("pip", "install", "x")),
+        ("python -W ignore -m awscli s3 ls", ("aws", "s3", "ls")),
+        ("toybox rm -rf /", RM),
+        ("coreutils --coreutils-prog=rm -rf /", RM),
+    ],
+)
+def test_modules_and_multi_call_binaries_run_the_program(
+    argvs: Argvs, command: str, inner: tuple[str, ...]
+) -> None:
+    assert argvs(command)[-1] == inner
+
+
+def test_a_module_that_is_no_program_stays_python(argvs: Argvs) -> None:
+    assert argvs("python -m http.server 8000") == [("python", "-m", "http.server", "8000")]

@@ -61,7 +61,7 @@ def _hardline_target(path: str) -> bool:
 
 def _from_find(inv: Invocation) -> bool:
     """Run by `find -exec`: `fs.find-delete` judges it, with `find`'s filters."""
-    return inv.appended_args and any(v.startswith("find ") for v in inv.via)
+    return inv.appended_args and any(v.startswith(find.FOUND_BY) for v in inv.via)
 
 
 def _from_xargs(inv: Invocation) -> bool:
@@ -323,7 +323,7 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
             "find . -name '*.tmp' -print0 | xargs -0 rm -f",
             "cat list | sudo xargs -n1 unlink",
             "git ls-files -z | xargs -0 /bin/rm",
-            "parallel rm ::: a b",
+            "parallel rm :::: list.txt",
         ),
         must_not_match=(
             "ls | xargs echo rm",
@@ -331,6 +331,7 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
             "xargs -a list grep rm",
             "echo 'xargs rm'",
             "ls | xargs rm -rf",
+            "parallel rm ::: a b",
         ),
     ),
     rule(

@@ -122,6 +122,8 @@ def _root_shell(inv: Invocation, analysis: Analysis) -> bool:
         return name == "run0" or inv.has_flag("is", ("login", "shell"))
     if name == "su":
         quiet = (*_SU_COMMAND, "--help", "-h", "--version", "-V")
+        if carriers.carried_scripts(inv):  # `su -c CMD` in any spelling (`su -lc CMD`)
+            return False
         return not any(v in quiet or v.startswith("--command=") for v in inv.values)
     if name in SHELLS and inv.via and inv.via[-1] in _ELEVATORS:
         source = code_source(inv)

@@ -91,6 +91,8 @@ def remote_code(inv: Invocation, analysis: Analysis) -> bool:
     kind = source[0]
     if kind == STDIN and inv.stdin_text is None:
         feeders = _with_descendants(_upstream(inv, analysis), analysis)
+    elif kind == STDIN and DYNAMIC in (inv.stdin_text or ""):  # `bash <<< "$(curl x)"`
+        feeders = list(_descendants(inv, analysis))
     elif kind == FD:
         feeders = _with_descendants(list(_upstream(inv, analysis)), analysis)
     elif kind == INLINE and DYNAMIC in (code_text(inv) or DYNAMIC):

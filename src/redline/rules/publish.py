@@ -6,7 +6,6 @@ from __future__ import annotations
 from redline.decision import Severity
 from redline.rules.model import Rule, rule
 from redline.shell.analysis import Analysis
-from redline.shell.carriers import interpreter_family
 from redline.shell.invocation import Invocation
 
 D = Severity.DANGEROUS
@@ -31,31 +30,13 @@ _PUBLISHERS: dict[str, frozenset[str]] = {
 }
 
 
-def _python_module(inv: Invocation) -> tuple[str, tuple[str, ...]] | None:
-    """`python -m twine upload`: the module run as a program, and its arguments."""
-    if interpreter_family(inv.name) != "python":
-        return None
-    values = inv.values
-    for k, value in enumerate(values):
-        if value == "-m":
-            return (values[k + 1], values[k + 2 :]) if k + 1 < len(values) else None
-        if value.startswith("-m"):
-            return value[2:], values[k + 1 :]
-        if not value.startswith("-"):
-            return None
-    return None
-
-
 def _publish(inv: Invocation, analysis: Analysis) -> bool:
+    # `python -m twine upload` comes here as `twine upload` (the shell analysis).
     name, values = inv.name, inv.values
-    module = _python_module(inv)
-    if module is not None:
-        name, values = module
     verbs = _PUBLISHERS.get(name)
     if verbs is None or "--dry-run" in values:
         return False
-    words = [v for v in values if not v.startswith("-")]
-    verb = inv.subcommand() if module is None else (words[0] if words else None)
+    verb = inv.subcommand()
     if name == "yarn" and verb == "npm":
         return "publish" in values
     if name == "dotnet":

@@ -66,7 +66,7 @@ def _code_trees(inv: Invocation) -> Iterator[str]:
 
 
 def _found_by_find(inv: Invocation) -> bool:
-    return inv.appended_args and any(v.startswith("find ") for v in inv.via)
+    return inv.appended_args and any(v.startswith(find.FOUND_BY) for v in inv.via)
 
 
 def _fed_words(inv: Invocation) -> tuple[Word, ...]:

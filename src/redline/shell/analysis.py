@@ -13,7 +13,7 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from redline.decision import Span
-from redline.shell import carriers, fastpath, find, paths, subcommands
+from redline.shell import aliases, carriers, fastpath, find, paths, subcommands
 from redline.shell.carriers import SOURCE
 from redline.shell.invocation import Invocation, command_name
 from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCommand, Word
@@ -101,6 +101,8 @@ class _Builder:
         self.errors: list[str] = []
         self.process_substitution = False
         self.background = False
+        # Aliases defined so far, in the order the shell runs the commands.
+        self.aliases: dict[str, str] = {}
 
     def add_script(
         self, text: str, origin: _Origin, depth: int, via: tuple[str, ...],
@@ -198,6 +200,17 @@ class _Builder:
         wrapper chain (`rm` for `sudo timeout 5 rm`)."""
         if not argv and not redirects:
             return parent
+        expanded = aliases.expand(argv, self.aliases, via)
+        if expanded is not None:
+            words, script = expanded
+            label = (*via, aliases.label(argv[0].value))
+            if script is None:
+                return self.add_command(words, redirects, span, origin, depth, label, remote,
+                                        appended, upstream, parent, stdin)  # fmt: skip
+            first = len(self.invocations)
+            self.add_script(script, _Origin(None, span), depth + 1, label, remote=remote,
+                            context=_Context(parent, self.background, upstream, stdin))  # fmt: skip
+            return first if first < len(self.invocations) else parent
         name = command_name(argv[0]) if argv else ""
         index = innermost = len(self.invocations)
         inv = Invocation(
@@ -210,6 +223,8 @@ class _Builder:
             return innermost
         if name in ("cd", "pushd") and not remote:
             self._change_directory(inv)
+        elif name == "alias":
+            self.aliases.update(aliases.definitions(inv))
         split = split_wrapper(name, argv)
         if split is not None:
             inner, lookup_only = split
@@ -232,6 +247,10 @@ class _Builder:
                     )  # fmt: skip
         if name == "find":
             self._find_exec(inv, origin, depth, via, remote)
+        elif name in find.FD_NAMES:
+            for flag, inner in find.fd_exec(argv):
+                self.add_command(inner, (), inv.span, origin, depth, (*via, f"fd {flag}"), remote,
+                                 True, (), inv.index, None)  # fmt: skip
         for carried in carriers.carried_scripts(inv):
             self._add_carried(carried, inv, origin, depth, via, remote)
         for launch in subcommands.launches(inv):
@@ -356,7 +375,8 @@ def _link_process_substitutions(
             if invocations[k].depth == inv.depth and inv.index not in invocations[k].upstream
         )  # fmt: skip
         if inv.name == "exec" and len(inv.argv) == 1:
-            opened.update((str(r.fd), feeders) for r in reads if r.fd not in (None, 0))
+            # `exec < <(curl x)` makes it the stdin of every later command too.
+            opened.update((str(r.fd or 0), feeders) for r in reads)
             if all(r.fd not in (None, 0) for r in reads):
                 continue
         inv.upstream = inv.upstream + feeders
@@ -364,6 +384,9 @@ def _link_process_substitutions(
 
 def _through_descriptors(inv: Invocation, opened: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
     found: list[int] = []
+    reads_stdin = inv.stdin_text is None and not inv.upstream and inv.name != "exec"
+    if "0" in opened and reads_stdin and not any(r.op[0] == "<" for r in inv.redirects):
+        found.extend(opened["0"])
     for redirect in inv.redirects:
         if redirect.op == "<&" and redirect.target is not None:
             found.extend(opened.get(redirect.target.value, ()))

@@ -204,7 +204,11 @@ def _shell(inv: Invocation) -> list[Carried]:
         if not operands:
             return []
         script = operands[0]
-        env = tuple((str(i), w.value) for i, w in enumerate(operands[1:10]))
+        given = operands[1:10]
+        env = (
+            *((str(i), w.value) for i, w in enumerate(given)),
+            ("#", str(max(len(given) - 1, 0))),
+        )
         return [Carried(script.value, f"{inv.name} -c", script, env)]
     if not operands and inv.stdin_text is not None:
         return [Carried(inv.stdin_text, f"{inv.name} reading stdin", shares_stdin=False)]
@@ -274,7 +278,7 @@ def _shell_in_code(code: str, name: str) -> list[Carried]:
         if not strings:
             continue
         if inside.lstrip().startswith(("[", "(")) or len(strings) > 1:
-            found.append(Carried(" ".join(_quote(s) for s in strings), label))
+            found.append(Carried(" ".join(quote(s) for s in strings), label))
             found.extend(Carried(s, label) for s in strings[:1])
         else:
             found.append(Carried(strings[0], label))
@@ -284,8 +288,10 @@ def _shell_in_code(code: str, name: str) -> list[Carried]:
             strings = _STRING.findall(code[match.end() : len(code) if end == -1 else end])
             texts = [_unescape(a if a or not b else b) for a, b in strings]
             if len(texts) > 1:
-                found.append(Carried(" ".join(_quote(t) for t in texts), label))
+                found.append(Carried(" ".join(quote(t) for t in texts), label))
             found.extend(Carried(t, label) for t in texts[:1])
+    if name.endswith("awk"):
+        found.extend(Carried(text, label) for text in _awk_pipes(code))
     if name.startswith(("perl", "ruby", "php")) or name.endswith("awk"):
         for match in _BACKTICKS.finditer(code):
             text = next((g for g in match.groups() if g), "")
@@ -294,11 +300,34 @@ def _shell_in_code(code: str, name: str) -> list[Carried]:
     return found
 
 
+# awk runs a command for `print ... | "CMD"` and `"CMD" | getline`.
+_AWK_PRINT_PIPE = re.compile(
+    r"\bprintf?\b((?:[^|;}\n\"]|\"(?:[^\"\\]|\\.)*\")*)\|\s*\"((?:[^\"\\]|\\.)*)\""
+)
+_AWK_GETLINE = re.compile(r"\"((?:[^\"\\]|\\.)*)\"\s*\|\s*getline\b")
+
+
+def _awk_pipes(code: str) -> list[str]:
+    """Commands awk code runs; what it prints into a shell is a script, known
+    only when it prints static strings."""
+    found = [_unescape(m.group(1)) for m in _AWK_GETLINE.finditer(code)]
+    for match in _AWK_PRINT_PIPE.finditer(code):
+        command = _unescape(match.group(2))
+        found.append(command)
+        if command.split(" ", 1)[0].rsplit("/", 1)[-1] not in SHELLS:
+            continue
+        printed = match.group(1).strip()
+        strings = [_unescape(a if a or not b else b) for a, b in _STRING.findall(printed)]
+        static = strings and not _STRING.sub("", printed).replace(",", "").strip()
+        found.append(" ".join(strings) if static else DYNAMIC)
+    return found
+
+
 def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text) if "\\" in text else text
 
 
-def _quote(text: str) -> str:
+def quote(text: str) -> str:
     if text and all(c.isalnum() or c in "-_./=:,+%@" for c in text):
         return text
     return "'" + text.replace("'", "'\\''") + "'"

@@ -1,4 +1,5 @@
-"""What `find` acts on: its starting points, and whether tests narrow them."""
+"""What `find` and `fd` act on: their starting points, whether tests narrow
+them, and the command `fd -x` runs on each match."""
 
 from __future__ import annotations
 
@@ -37,3 +38,69 @@ def standing_for_found(root: str, argv: tuple[Word, ...]) -> str:
     if narrowed(argv):
         return root.rstrip("/") + "/" + DYNAMIC
     return root
+
+
+# Labels of the commands a finder runs on what it finds (`find -exec`, `fd -x`).
+FOUND_BY = ("find ", "fd ")
+FD_NAMES = frozenset({"fd", "fdfind"})
+_FD_EXEC = frozenset({"-x", "--exec", "-X", "--exec-batch"})
+# `fd` options that take a value, and the ones that filter what it finds.
+_FD_VALUES = frozenset(
+    {"-e", "--extension", "-t", "--type", "-E", "--exclude", "-d", "--max-depth", "--min-depth",
+     "--exact-depth", "-S", "--size", "--changed-within", "--changed-before", "-o", "--owner",
+     "-c", "--color", "-j", "--threads", "--max-results", "--base-directory", "--path-separator",
+     "--search-path", "--ignore-file", "--format", "--batch-size", "--and"}
+)  # fmt: skip
+_FD_FILTERS = frozenset(
+    {"-e", "--extension", "-t", "--type", "-E", "--exclude", "-S", "--size", "--changed-within",
+     "--changed-before", "-o", "--owner", "--and", "-g", "--glob"}
+)  # fmt: skip
+_FD_MATCH_ALL = frozenset({".", "", "^", ".*", "*"})
+_FD_PLACEHOLDERS = ("{//}", "{/.}", "{/}", "{.}", "{}")
+
+
+def fd_exec(argv: tuple[Word, ...]) -> list[tuple[str, tuple[Word, ...]]]:
+    """`fd [pattern] [path...] -x CMD`: each command `-x`/`-X` runs, as its
+    option and argv, with the placeholders standing for what is found."""
+    runs: list[tuple[str, tuple[Word, ...]]] = []
+    operands: list[str] = []
+    filtered = False
+    k, n = 1, len(argv)
+    while k < n:
+        value = argv[k].value
+        if value in _FD_EXEC:
+            end = k + 1
+            while end < n and argv[end].value != ";":
+                end += 1
+            runs.append((value, argv[k + 1 : end]))
+            k = end + 1
+            continue
+        key = value.partition("=")[0]
+        filtered = filtered or key in _FD_FILTERS
+        if key == "--search-path" and "=" in value:
+            operands.append(value.partition("=")[2])
+        elif value in _FD_VALUES:
+            if value == "--search-path" and k + 1 < n:
+                operands.append(argv[k + 1].value)
+            k += 1
+        elif not value.startswith("-") or value == "-":
+            operands.append(value)
+        k += 1
+    pattern, roots = (operands[0], operands[1:]) if operands else ("", [])
+    narrowed_fd = filtered or pattern not in _FD_MATCH_ALL
+    found = [r.rstrip("/") + "/" + DYNAMIC if narrowed_fd else r for r in roots or ["."]]
+    return [(flag, _stand_in(inner, found)) for flag, inner in runs if inner]
+
+
+def _stand_in(inner: tuple[Word, ...], found: list[str]) -> tuple[Word, ...]:
+    words: list[Word] = []
+    for word in inner:
+        if "{" not in word.value:
+            words.append(word)
+            continue
+        for path in found:
+            value = word.value
+            for placeholder in _FD_PLACEHOLDERS:
+                value = value.replace(placeholder, path)
+            words.append(word._replace(value=value))
+    return tuple(words)

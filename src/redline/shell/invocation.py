@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from redline.decision import Span
+from redline.shell.longopts import LONG_OPTIONS, resolve
 from redline.shell.model import DYNAMIC, Redirect, Word
 
 
@@ -39,6 +40,8 @@ def read_options(argv: tuple[Word, ...]) -> Options:
     values: list[tuple[str, str]] = []
     operands: list[Word] = []
     done = False
+    program = command_name(argv[0]) if argv else ""
+    abbreviates = program in LONG_OPTIONS
     for word in argv[1:]:
         text = word.value
         if done or not text.startswith("-") or text == "-":
@@ -47,6 +50,8 @@ def read_options(argv: tuple[Word, ...]) -> Options:
             done = True
         elif text.startswith("--"):
             key, eq, value = text[2:].partition("=")
+            if abbreviates:
+                key = resolve(program, key)
             long.add(key.lower())
             if eq:
                 values.append((key.lower(), value))

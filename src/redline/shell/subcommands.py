@@ -9,7 +9,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from redline.shell import runners
+from redline.shell import embedded, runners
+from redline.shell.carriers import VALUE_FLAGS, interpreter_family
 from redline.shell.invocation import Invocation
 from redline.shell.model import Word
 
@@ -114,11 +115,13 @@ def launches(inv: Invocation) -> list[Launch]:
         return _env_split(inv)
     if name in ("at", "batch") and inv.stdin_text:
         return [Launch(f"{name} job", script=inv.stdin_text)]
+    if name.startswith(("python", "pypy")) and interpreter_family(name) in ("python", "pypy"):
+        return _python_module(inv)
     if name in runners.RUNNERS:
         found = runners.command_of(name, inv.argv)
         if found is not None:
             return [Launch(f"{name} run", argv=found[0], script=found[1])]
-    return []
+    return [Launch(e.label, script=e.script, remote=e.remote) for e in embedded.scripts(inv)]
 
 
 def _skip_options(argv: tuple[Word, ...], start: int, with_values: frozenset[str]) -> int:
@@ -260,4 +263,44 @@ def _env_split(inv: Invocation) -> list[Launch]:
                 return []
             if letter in "uC":
                 break  # takes a value: the rest of the group, or the next word
+    return []
+
+
+# Modules that are programs too: `python -m pip install x` is `pip install x`.
+_MODULE_PROGRAMS = {
+    "pip": "pip", "pip3": "pip", "twine": "twine", "flit": "flit", "hatch": "hatch",
+    "poetry": "poetry", "uv": "uv", "pipx": "pipx", "pdm": "pdm", "pytest": "pytest",
+    "awscli": "aws", "ansible": "ansible", "conda": "conda", "virtualenv": "virtualenv",
+    "django": "django-admin", "huggingface_hub.commands.huggingface_cli": "huggingface-cli",
+}  # fmt: skip
+
+
+def _python_module(inv: Invocation) -> list[Launch]:
+    """`python -m MODULE ARGS`, `python3 -u -mpip ARGS`: a module that is a
+    program runs as that program."""
+    argv = inv.argv
+    takes = VALUE_FLAGS["python"]
+    k = 1
+    while k < len(argv):
+        value = argv[k].value
+        if not value.startswith("-") or value in ("-", "--") or value.startswith("--"):
+            return []
+        letters = value[1:]
+        at = next((i for i, ch in enumerate(letters) if ch in takes or ch == "c"), -1)
+        if at == -1:
+            k += 1
+            continue
+        if letters[at] == "c":
+            return []  # inline code, not a module
+        if letters[at] != "m":  # `-W ignore`, `-Wignore`: a value before the module
+            k += 1 if letters[at + 1 :] else 2
+            continue
+        attached = letters[at + 1 :]
+        word = argv[k] if attached else (argv[k + 1] if k + 1 < len(argv) else None)
+        rest = argv[k + 1 :] if attached else argv[k + 2 :]
+        module = attached or (word.value if word is not None else "")
+        program = _MODULE_PROGRAMS.get(module)
+        if word is None or program is None:
+            return []
+        return [Launch(f"{inv.name} -m", argv=(word._replace(value=program), *rest))]
     return []

@@ -76,7 +76,10 @@ WRAPPERS: dict[str, Wrapper] = {
     "sshpass": _w("pfde", ""),
     "runuser": _w("ugG", "user group supp-group"),
     "sg": _w("", "", operands=1),
+    # Multi-call binaries: the first operand names the applet they run.
     "busybox": _w(),
+    "toybox": _w(),
+    "coreutils": _w(),
     "caffeinate": _w("tw", ""),
     "xvfb-run": _w("afnsewp", "server-num server-args error-file auth-file"),
     "dbus-run-session": _w(),
@@ -106,6 +109,7 @@ WRAPPERS: dict[str, Wrapper] = {
     "dumb-init": _w("r", "rewrite"),
 }
 
+_COREUTILS_PROG = "--coreutils-prog="
 # Wrappers that pass the rest of their words to a shell as one script.
 SCRIPT_JOINERS = frozenset({"watch", "ssh"})
 
@@ -119,17 +123,28 @@ def split_wrapper(name: str, argv: tuple[Word, ...]) -> tuple[tuple[Word, ...], 
     spec = WRAPPERS.get(name)
     if spec is None:
         return None
-    i = _skip_options(name, spec, argv, 1)
+    if name == "coreutils" and len(argv) > 1 and argv[1].value.startswith(_COREUTILS_PROG):
+        # GNU's single binary: `coreutils --coreutils-prog=rm -rf /` runs `rm -rf /`.
+        word = argv[1]
+        return (word._replace(value=word.value[len(_COREUTILS_PROG) :]), *argv[2:]), False
+    i = skip_options(name, spec, argv, 1)
     if i is None:
         return (), True
     i += spec.operands
+    if name == "parallel":
+        # `parallel CMD ::: ARGS` runs scripts (see `embedded`); with `::::`
+        # the arguments come from files, appended to CMD at run time.
+        separators = [k for k in range(i, len(argv)) if argv[k].value.startswith(":::")]
+        if separators:
+            files = any(argv[k].value.startswith("::::") for k in separators)
+            return (argv[i : separators[0]] if files else ()), False
     if spec.remote and i < len(argv) and argv[i - 1].value != "--":
         # OpenSSH reads options after the destination too: `ssh host -- cmd`.
-        i = _skip_options(name, spec, argv, i) or i
+        i = skip_options(name, spec, argv, i) or i
     return argv[i:], False
 
 
-def _skip_options(name: str, spec: Wrapper, argv: tuple[Word, ...], i: int) -> int | None:
+def skip_options(name: str, spec: Wrapper, argv: tuple[Word, ...], i: int) -> int | None:
     """The index past the options from `i`; `None` when one makes it a lookup."""
     n = len(argv)
     while i < n:
