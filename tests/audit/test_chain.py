@@ -1,7 +1,6 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -251,7 +250,7 @@ def test_payload_digest_is_sha256_of_utf8() -> None:
 
 
 def test_outcome_record_kind_is_kept() -> None:
-    entry = seal(replace(make_record(1), kind=Kind.OUTCOME, ref=1, outcome="rejected"), 1, GENESIS)
+    entry = seal(make_record(1)._replace(kind=Kind.OUTCOME, ref=1, outcome="rejected"), 1, GENESIS)
     assert entry.to_json()["kind"] == "outcome"
     assert entry.to_json()["ref"] == 1
 

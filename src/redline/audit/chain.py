@@ -13,18 +13,24 @@ The body is stored as hashed, so verifying needs no re-encoding.
 from __future__ import annotations
 
 import enum
-import hashlib
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
+from typing import TYPE_CHECKING, NamedTuple
 
 from redline.audit.entry import Entry, Head, Link, Record
+
+if TYPE_CHECKING:
+    from hashlib import sha256 as _sha256
+else:
+    try:
+        # The C SHA-256 alone: `hashlib` would load OpenSSL first (~4 ms per hook).
+        from _sha256 import sha256 as _sha256
+    except ImportError:  # another interpreter: the same digest from hashlib
+        from hashlib import sha256 as _sha256
 
 VERSION = "redline-log/1"
 GENESIS = "0" * 64
 WINDOW = 4096
 """How many earlier entries a broken link is compared against to tell an insert."""
-
-_sha256 = hashlib.sha256
 
 
 class BreakKind(enum.StrEnum):
@@ -35,8 +41,7 @@ class BreakKind(enum.StrEnum):
     TRUNCATED = "truncated"
 
 
-@dataclass(frozen=True, slots=True)
-class Break:
+class Break(NamedTuple):
     """The first place the chain does not hold, and what most likely happened there."""
 
     seq: int
@@ -47,17 +52,35 @@ class Break:
         return f"entry {self.seq} {self.kind}: {self.detail}"
 
 
-@dataclass(frozen=True, slots=True)
 class Verification:
-    """`count` entries were checked; `head` is the last one; `broken` the first break."""
+    """`count` entries were checked; `head` is the last one; `broken` the first break.
 
-    count: int
-    head: Head | None
-    broken: Break | None = None
+    A plain slotted class: a named tuple's `count` would clash with `tuple.count`."""
+
+    __slots__ = ("broken", "count", "head")
+
+    def __init__(self, count: int, head: Head | None, broken: Break | None = None) -> None:
+        self.count = count
+        self.head = head
+        self.broken = broken
 
     @property
     def ok(self) -> bool:
         return self.broken is None
+
+    def replace(self, *, broken: Break | None) -> Verification:
+        return Verification(self.count, self.head, broken)
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Verification):
+            return NotImplemented
+        return (self.count, self.head, self.broken) == (other.count, other.head, other.broken)
+
+    def __hash__(self) -> int:
+        return hash((self.count, self.head, self.broken))
+
+    def __repr__(self) -> str:
+        return f"Verification(count={self.count!r}, head={self.head!r}, broken={self.broken!r})"
 
 
 def encode(seq: int, prev: str, body: str) -> bytes:

@@ -1,12 +1,18 @@
-"""Log entries as values: what a caller records, and what the chain seals."""
+"""Log entries as values: what a caller records, and what the chain seals.
+
+They are named tuples, not dataclasses (see docs/adr/0002): a hook records
+one entry per tool call, and importing `dataclasses` alone cost it ~10 ms.
+"""
 
 from __future__ import annotations
 
 import enum
 import json
-from dataclasses import dataclass
-from datetime import UTC, datetime
-from typing import Any
+import time as _time
+from typing import TYPE_CHECKING, Any, NamedTuple
+
+if TYPE_CHECKING:
+    from datetime import datetime
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 """Entry times are UTC text of one fixed width, so text order is time order."""
@@ -22,11 +28,24 @@ class Kind(enum.StrEnum):
 def format_time(moment: datetime) -> str:
     """UTC text for `moment`; a naive datetime is taken to be UTC already."""
     if moment.tzinfo is not None:
+        from datetime import UTC
+
         moment = moment.astimezone(UTC)
     return moment.strftime(TIME_FORMAT)
 
 
+def format_epoch(seconds: float) -> str:
+    """`format_time` of a POSIX time, without importing `datetime` (the hook's path)."""
+    whole = int(seconds // 1)
+    micros = round((seconds - whole) * 1_000_000)
+    if micros >= 1_000_000:
+        whole, micros = whole + 1, micros - 1_000_000
+    return f"{_time.strftime('%Y-%m-%dT%H:%M:%S', _time.gmtime(whole))}.{micros:06d}Z"
+
+
 def parse_time(text: str) -> datetime:
+    from datetime import UTC, datetime
+
     return datetime.strptime(text, TIME_FORMAT).replace(tzinfo=UTC)
 
 
@@ -37,8 +56,7 @@ def canonical_json(value: Any) -> str:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class Record:
+class Record(NamedTuple):
     """The content of one entry, before it is numbered and chained.
 
     `args` is the canonical JSON text (see `canonical_json`) of the redacted
@@ -135,8 +153,7 @@ Link = tuple[int, str, str, str]
 """An entry as it is stored and chained: `(seq, prev, hash, body)`."""
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     """A sealed record: its position, the hash it follows, its own hash, and
     its body (the exact text that was hashed) read back as a `Record`."""
 
@@ -159,8 +176,7 @@ class Entry:
         return {"seq": self.seq, "prev": self.prev, "hash": self.hash, **self.record.to_json()}
 
 
-@dataclass(frozen=True, slots=True)
-class Head:
+class Head(NamedTuple):
     """A checkpoint: the last entry's seq and hash. Saved elsewhere, it makes a
     truncated tail detectable. `seq` is None when only the hash is known."""
 

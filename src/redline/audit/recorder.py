@@ -9,14 +9,14 @@ from __future__ import annotations
 import enum
 import math
 import os
+import time
 from collections.abc import Mapping
-from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from redline.audit.entry import Kind, Record, canonical_json, format_time
+from redline.audit.entry import Kind, Record, canonical_json, format_epoch, format_time
 from redline.audit.redact import redact_text, redact_value, secret_values
 from redline.audit.store import (
-    DEFAULT_PAYLOAD_TTL,
+    PAYLOAD_TTL_S,
     LogUnavailable,
     Payload,
     Store,
@@ -24,6 +24,9 @@ from redline.audit.store import (
     resolve_url,
 )
 from redline.decision import Decision, Verdict
+
+if TYPE_CHECKING:
+    from datetime import datetime, timedelta
 
 __all__ = [
     "MAX_ARG_CHARS",
@@ -66,7 +69,7 @@ def record_decision(
     decision: Decision,
     payload: str | None = None,
     now: datetime | None = None,
-    payload_ttl: timedelta = DEFAULT_PAYLOAD_TTL,
+    payload_ttl: timedelta | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> int:
     """Append a `decision` entry and return its seq.
@@ -75,8 +78,8 @@ def record_decision(
     They are redacted (known token formats, secret-named fields, and the values
     of secret-named variables in `environ`, default the process environment)
     and long strings are cut. A call that was not allowed keeps its payload
-    whole (redacted) until `now + payload_ttl`: `payload` if given, else the
-    arguments. Raises `LogUnavailable` when the log cannot be written.
+    whole (redacted) until `now + payload_ttl` (default `DEFAULT_PAYLOAD_TTL`):
+    `payload` if given, else the arguments. Raises `LogUnavailable` when the log cannot be written.
     """
     record, kept = decision_record(
         session=session,
@@ -103,17 +106,35 @@ def decision_record(
     decision: Decision,
     payload: str | None = None,
     now: datetime | None = None,
-    payload_ttl: timedelta = DEFAULT_PAYLOAD_TTL,
+    payload_ttl: timedelta | None = None,
     environ: Mapping[str, str] | None = None,
 ) -> tuple[Record, Payload | None]:
     """The redacted `decision` record (and kept payload) `record_decision`
     appends, for a writer that appends several in one transaction."""
     known = secret_values(os.environ if environ is None else environ)
-    moment = datetime.now(UTC) if now is None else now
     full = redact_value(_plain(args), known)
+    keep = payload is not None or decision.verdict != Verdict.ALLOW
+    body = ""
+    if keep:
+        body = canonical_json(full) if payload is None else redact_text(payload, known)
+    kept: Payload | None = None
+    if now is None and payload_ttl is None:
+        # The hook's case: the clock as a POSIX time, so `datetime` stays unloaded.
+        moment = time.time()
+        stamp = format_epoch(moment)
+        if keep:
+            kept = Payload.until_epoch(_text(body), moment + PAYLOAD_TTL_S)
+    else:
+        from datetime import UTC, datetime, timedelta
+
+        when = datetime.now(UTC) if now is None else now
+        stamp = format_time(when)
+        if keep:
+            ttl = timedelta(seconds=PAYLOAD_TTL_S) if payload_ttl is None else payload_ttl
+            kept = Payload.of(_text(body), when + ttl)
     record = Record(
         kind=Kind.DECISION,
-        time=format_time(moment),
+        time=stamp,
         session=_clean(session),
         context=_clean(context if context is not None else decision.context),
         agent=_clean(agent),
@@ -125,10 +146,6 @@ def decision_record(
         code=_clean(decision.code),
         hardline=decision.hardline,
     )
-    kept: Payload | None = None
-    if payload is not None or decision.verdict != Verdict.ALLOW:
-        body = canonical_json(full) if payload is None else redact_text(payload, known)
-        kept = Payload.of(_text(body), moment + payload_ttl)
     return record, kept
 
 
@@ -147,10 +164,9 @@ def record_outcome(
     now: datetime | None = None,
 ) -> int:
     """Append an `outcome` entry for decision `ref` (who answered, when, where)."""
-    moment = datetime.now(UTC) if now is None else now
     record = Record(
         kind=Kind.OUTCOME,
-        time=format_time(moment),
+        time=format_epoch(time.time()) if now is None else format_time(now),
         session=_clean(session),
         agent=_clean(agent),
         tool=_clean(tool),

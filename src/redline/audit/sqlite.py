@@ -8,17 +8,20 @@ shows as a truncation). `?synchronous=full` syncs every append to disk.
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
+import time
 from collections.abc import Iterator, Sequence
-from datetime import UTC, datetime
-from pathlib import Path
 from types import TracebackType
-from typing import Any, Self
-from urllib.parse import parse_qs
+from typing import TYPE_CHECKING, Any, Self
 
-from redline.audit.entry import Entry, Head, Link, Record, format_time
+from redline.audit.entry import Entry, Head, Link, Record, format_epoch, format_time
 from redline.audit.store import LogUnavailable, Payload, Query, display_url, seal_batch, where
+
+if TYPE_CHECKING:
+    from datetime import datetime
+    from pathlib import Path
 
 BUSY_TIMEOUT_S = 30.0
 SYNCHRONOUS = ("NORMAL", "FULL", "EXTRA", "OFF")
@@ -57,13 +60,16 @@ _RULE_SQL = "EXISTS (SELECT 1 FROM json_each(entries.body, '$.rules') AS r WHERE
 
 
 def _now() -> str:
-    return format_time(datetime.now(UTC))
+    return format_epoch(time.time())
 
 
 class SqliteStore:
-    """A log in one SQLite file. Use `SqliteStore.open(url)` or `open_store`."""
+    """A log in one SQLite file. Use `SqliteStore.open(url)` or `open_store`.
 
-    def __init__(self, path: Path, conn: sqlite3.Connection, synchronous: str) -> None:
+    `path` is text: `pathlib` (and the `urllib.parse` and `ipaddress` it
+    loads) stays off the hook's start."""
+
+    def __init__(self, path: str, conn: sqlite3.Connection, synchronous: str) -> None:
         self.path = path
         self.synchronous = synchronous
         self._conn = conn
@@ -71,15 +77,15 @@ class SqliteStore:
 
     @classmethod
     def open(cls, url: str, *, create: bool = True) -> SqliteStore:
-        path, synchronous = _parse(url)
-        if not create and not path.is_file():
+        path, synchronous = parse_url(url)
+        if not create and not os.path.isfile(path):
             raise LogUnavailable(
                 f"no approval log at `{path}`",
                 "check the path, `--store` or `REDLINE_STORE`; the log is made by the first record",
             )
         try:
             if create:
-                path.parent.mkdir(parents=True, exist_ok=True)
+                os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
             conn = sqlite3.connect(
                 path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
             )
@@ -216,21 +222,59 @@ class SqliteStore:
 
 
 def _parse(url: str) -> tuple[Path, str]:
+    """`parse_url` with the file as a `Path` (for the approval service's tables)."""
+    from pathlib import Path
+
+    path, synchronous = parse_url(url)
+    return Path(path), synchronous
+
+
+def parse_url(url: str) -> tuple[str, str]:
+    """The file (as `pathlib` spells it, `~` expanded) and the `synchronous`
+    level of a `sqlite://` URL; a bad URL raises `LogUnavailable`."""
     rest = url[len("sqlite://") :] if url.lower().startswith("sqlite://") else url
     text, _, query = rest.partition("?")
     if not text:
         raise LogUnavailable(f"no file in log store url `{url}`", "use `sqlite:///PATH`")
-    options = parse_qs(query)
+    options = _query_options(query)
     synchronous = options.get("synchronous", ["normal"])[-1].upper()
     if synchronous not in SYNCHRONOUS:
         raise LogUnavailable(
             f"unknown `synchronous={synchronous.lower()}` in log store url `{url}`",
             "use `normal` (the default) or `full`",
         )
-    return Path(text).expanduser(), synchronous
+    return _pure_path(text), synchronous
 
 
-def _unavailable(path: Path, err: Exception) -> LogUnavailable:
+def _query_options(query: str) -> dict[str, list[str]]:
+    """`urllib.parse.parse_qs(query)`, which is only imported for escapes."""
+    if "%" in query or "+" in query:
+        from urllib.parse import parse_qs
+
+        return parse_qs(query)
+    options: dict[str, list[str]] = {}
+    for part in query.split("&"):
+        name, eq, value = part.partition("=")
+        if eq and value:  # like parse_qs: no `=` or an empty value is skipped
+            options.setdefault(name, []).append(value)
+    return options
+
+
+def _pure_path(text: str) -> str:
+    """`str(Path(text).expanduser())`: `~` expanded, empty and `.` parts and a
+    trailing slash dropped (`..` kept), as `pathlib` spells a path."""
+    if text[:1] == "~":
+        head, sep, tail = text.partition("/")
+        home = os.path.expanduser(head)
+        if home[:1] == "~":
+            raise RuntimeError("Could not determine home directory.")
+        text = home + sep + tail
+    root = "//" if text[:2] == "//" and text[2:3] != "/" else "/" if text[:1] == "/" else ""
+    parts = [part for part in text.split("/") if part and part != "."]
+    return root + "/".join(parts) if root or parts else "."
+
+
+def _unavailable(path: str, err: Exception) -> LogUnavailable:
     return LogUnavailable(
         f"approval log `{path}` cannot be used ({err})",
         "check that its directory exists and is writable and the disk is not full, "

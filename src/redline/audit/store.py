@@ -7,11 +7,10 @@ opened, so that the hook path never loads a database driver it does not use.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
 from types import TracebackType
-from typing import Any, Protocol, Self
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, Self
 
 from redline.audit.chain import (
     GENESIS,
@@ -22,7 +21,10 @@ from redline.audit.chain import (
     seal,
     verify,
 )
-from redline.audit.entry import Entry, Head, Link, Record, format_time
+from redline.audit.entry import Entry, Head, Link, Record, format_epoch, format_time
+
+if TYPE_CHECKING:
+    from datetime import datetime, timedelta
 
 __all__ = [
     "DEFAULT_PAYLOAD_TTL",
@@ -36,7 +38,10 @@ __all__ = [
     "verify_store",
 ]
 
-DEFAULT_PAYLOAD_TTL = timedelta(days=7)
+PAYLOAD_TTL_S = 7 * 24 * 3600
+"""How long a blocked call's payload is kept, in seconds (`DEFAULT_PAYLOAD_TTL`)."""
+if TYPE_CHECKING:
+    DEFAULT_PAYLOAD_TTL: timedelta
 SQLITE_FILE = "log.sqlite3"
 STORE_ENV = "REDLINE_STORE"
 
@@ -51,8 +56,16 @@ class LogUnavailable(Exception):
         self.repair = repair
 
 
-@dataclass(frozen=True, slots=True)
-class Payload:
+def __getattr__(name: str) -> Any:
+    # `datetime` is left off the hook's start; the timedelta is built when asked for.
+    if name == "DEFAULT_PAYLOAD_TTL":
+        from datetime import timedelta
+
+        return timedelta(seconds=PAYLOAD_TTL_S)
+    raise AttributeError(f"module `{__name__}` has no attribute `{name}`")
+
+
+class Payload(NamedTuple):
     """A blocked call's payload, kept whole (redacted) until `expires_at`."""
 
     body: str
@@ -63,9 +76,13 @@ class Payload:
     def of(cls, body: str, expires_at: datetime) -> Payload:
         return cls(body, format_time(expires_at), payload_digest(body))
 
+    @classmethod
+    def until_epoch(cls, body: str, expires_at: float) -> Payload:
+        """`of` with the expiry as a POSIX time (no `datetime` on the hook's path)."""
+        return cls(body, format_epoch(expires_at), payload_digest(body))
 
-@dataclass(frozen=True, slots=True)
-class Query:
+
+class Query(NamedTuple):
     """Filters (all optional, combined with AND). `since` is inclusive, `until`
     exclusive; `limit` keeps the first matches, or the last with `newest_first`.
     Results come newest first with `newest_first`, otherwise in seq order."""
@@ -136,9 +153,10 @@ class Store(Protocol):
 
 
 def default_url(environ: Mapping[str, str] | None = None) -> str:
-    from redline.home import redline_home
+    from redline.home import home_dir
 
-    return f"sqlite://{(redline_home(environ) / SQLITE_FILE).resolve()}"
+    # `os.path.realpath` is what `Path.resolve()` runs, without loading `pathlib`.
+    return f"sqlite://{os.path.realpath(os.path.join(home_dir(environ), SQLITE_FILE))}"
 
 
 def resolve_url(explicit: str | None, environ: Mapping[str, str]) -> str:
@@ -182,7 +200,7 @@ def seal_batch(
     kept: list[KeptRow] = []
     for record, payload in items:
         if payload is not None:
-            record = replace(record, payload_sha256=payload.sha256)
+            record = record._replace(payload_sha256=payload.sha256)
             kept.append((seq, payload.sha256, payload.body, payload.expires_at))
         entry = seal(record, seq, prev)
         entries.append(entry)
@@ -232,5 +250,5 @@ def verify_store(store: Store, head: Head | None = None) -> Verification:
         entry = store.get(seq)
         if entry is None or entry.record.payload_sha256 != digest:
             detail = "its kept payload does not match the digest the entry committed to"
-            return replace(result, broken=Break(seq, BreakKind.EDITED, detail))
+            return result.replace(broken=Break(seq, BreakKind.EDITED, detail))
     return result
