@@ -11,6 +11,7 @@ from typing import NamedTuple
 
 from redline.decision import Severity
 from redline.rules import argv
+from redline.rules.lazy_regex import lazy_regex
 from redline.rules.model import Rule, rule
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
@@ -87,8 +88,8 @@ def sql_texts(inv: Invocation) -> Iterator[str]:
 # Masks a literal or a comment; `/*!...*/` runs in MySQL, so it stays visible.
 _COMMENTS = r"|`[^`]*`?|--[^\n]*|/\*(?!!).*?(?:\*/|\Z)"
 _LITERAL = {
-    False: re.compile(r"'(?:[^']|'')*'?|\"(?:[^\"]|\"\")*\"?" + _COMMENTS, re.DOTALL),
-    True: re.compile(r"'(?:[^'\\]|\\.|'')*'?|\"(?:[^\"\\]|\\.|\"\")*\"?" + _COMMENTS, re.DOTALL),
+    False: lazy_regex(r"'(?:[^']|'')*'?|\"(?:[^\"]|\"\")*\"?" + _COMMENTS, re.DOTALL),
+    True: lazy_regex(r"'(?:[^'\\]|\\.|'')*'?|\"(?:[^\"\\]|\\.|\"\")*\"?" + _COMMENTS, re.DOTALL),
 }
 
 
@@ -107,17 +108,17 @@ def statements(sql: str) -> Iterator[str]:
         yield from (s.strip() for s in masked.split(";") if s.strip())
 
 
-_DROP = re.compile(
+_DROP = lazy_regex(
     r"\bDROP\s+(?:TEMPORARY\s+)?(?:TABLE|DATABASE|SCHEMA|INDEX|VIEW|MATERIALIZED\s+VIEW|COLUMN"
     r"|USER|ROLE|SEQUENCE|FUNCTION|PROCEDURE|TRIGGER|TYPE|EXTENSION|KEYSPACE|COLLECTION"
     r"|OWNED|TABLESPACE|DOMAIN|PARTITION)\b",
     re.IGNORECASE,
 )
-_TRUNCATE = re.compile(r"\ATRUNCATE\b(?!\s*\()", re.IGNORECASE)
-_DELETE = re.compile(r"(?<!\bON\s)\bDELETE\s+(?:\w+\s+)?FROM\b", re.IGNORECASE)
-_UPDATE = re.compile(r"(?<!\bON\s)\bUPDATE\s+[\w.\"`]+(?:\s+(?:AS\s+)?\w+)?\s+SET\b",
+_TRUNCATE = lazy_regex(r"\ATRUNCATE\b(?!\s*\()", re.IGNORECASE)
+_DELETE = lazy_regex(r"(?<!\bON\s)\bDELETE\s+(?:\w+\s+)?FROM\b", re.IGNORECASE)
+_UPDATE = lazy_regex(r"(?<!\bON\s)\bUPDATE\s+[\w.\"`]+(?:\s+(?:AS\s+)?\w+)?\s+SET\b",
                      re.IGNORECASE)  # fmt: skip
-_WHERE = re.compile(r"\bWHERE\b(?!\s+(?:1|TRUE|(\d+)\s*=\s*\1|'x'\s*=\s*'x')\s*(?:LIMIT\b|\Z))",
+_WHERE = lazy_regex(r"\bWHERE\b(?!\s+(?:1|TRUE|(\d+)\s*=\s*\1|'x'\s*=\s*'x')\s*(?:LIMIT\b|\Z))",
                     re.IGNORECASE)  # fmt: skip
 
 
@@ -156,11 +157,11 @@ def _redis_flush(inv: Invocation, analysis: Analysis) -> bool:
     return any(w.lower() in ("flushall", "flushdb") for w in words)
 
 
-_MONGO_DROP = re.compile(
+_MONGO_DROP = lazy_regex(
     r"\.\s*(?:dropDatabase|drop|dropUser|dropAllUsers|dropIndexes)\s*\("
     r"|\.\s*(?:deleteMany|remove)\s*\(\s*\{\s*\}\s*\)",
 )
-_JS_STRING = re.compile(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`(?:[^`\\]|\\.)*`")
+_JS_STRING = lazy_regex(r"'(?:[^'\\]|\\.)*'|\"(?:[^\"\\]|\\.)*\"|`(?:[^`\\]|\\.)*`")
 
 
 def _mongo_drop(inv: Invocation, analysis: Analysis) -> bool:

@@ -3,10 +3,9 @@ shell computes at run time, and rewriting partition tables (F-RULES-2)."""
 
 from __future__ import annotations
 
-import re
-
 from redline.decision import Severity
 from redline.rules import argv, targets
+from redline.rules.lazy_regex import lazy_regex
 from redline.rules.model import Rule, rule
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
@@ -19,7 +18,7 @@ def _dd_reads_device(inv: Invocation, analysis: Analysis) -> bool:
     return any(v.startswith("if=") and targets.is_raw_device(v[3:]) for v in inv.values)
 
 
-_MKFS = re.compile(r"\A(?:mkfs(?:\.\w+)?|mke2fs|mkswap|mkdosfs|mkntfs|mkexfatfs|newfs(?:_\w+)?)\Z")
+_MKFS = lazy_regex(r"\A(?:mkfs(?:\.\w+)?|mke2fs|mkswap|mkdosfs|mkntfs|mkexfatfs|newfs(?:_\w+)?)\Z")
 _DEVICE_ONLY = frozenset({"wipefs", "blkdiscard"})
 
 

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from redline.decision import Span
 from redline.rules import argv
 from redline.rules.code import code_text
+from redline.rules.lazy_regex import lazy_regex
 from redline.rules.secrets import canonical, is_secret
 from redline.rules.senders import SENDERS, args_from_stdin, socket_redirect
 from redline.shell.analysis import Analysis
@@ -33,21 +34,21 @@ _NOT_CONTENT = frozenset({
 _OPENSSL_NO_SECRET = frozenset({"s_client", "s_server", "x509", "req", "verify", "dgst",
                                 "pkeyutl", "rsautl", "smime", "cms", "ca", "ocsp", "version",
                                 "speed", "sess_id", "rand", "ciphers"})  # fmt: skip
-_SECRET_VARIABLE = re.compile(
+_SECRET_VARIABLE = lazy_regex(
     r"\$\{?\w*(?:SECRET|TOKEN|PASSWORD|PASSWD|API_?KEY|PRIVATE_?KEY|ACCESS_?KEY|CREDENTIAL)",
     re.IGNORECASE,
 )
-_WHOLE_ENV = re.compile(
+_WHOLE_ENV = lazy_regex(
     r"environ\s*[),]|environ\.(?:items|keys|values|copy)\(|process\.env\s*[),;]|%ENV\b"
     r"|\bENV\.(?:to_h|each|inspect|to_a)|\bENV\s*[),;]|getenv\(\s*\)"
 )
-_CODE_STRING = re.compile(r"[\"']([~/$.][^\"'\s]*)[\"']")
+_CODE_STRING = lazy_regex(r"[\"']([~/$.][^\"'\s]*)[\"']")
 # Network calls in inline code (Python, Node, Ruby, Perl, PHP).
-_CODE_SENDS = re.compile(
+_CODE_SENDS = lazy_regex(
     r"urlopen|urllib|requests\.\w+\(|http\.client|httpx|socket\.|\bfetch\(|axios|https?\.request"
     r"|Net::HTTP|LWP::|IO::Socket|HTTP::Tiny|smtplib|ftplib|paramiko|curl_exec|fsockopen"
 )
-_TRANSFER_WORDS = re.compile(r"[\s;'\"|&]+")
+_TRANSFER_WORDS = lazy_regex(r"[\s;'\"|&]+")
 _COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "ditto"})
 _MAX_DEPTH = 16
 

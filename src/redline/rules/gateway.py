@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 from redline.decision import Severity
 from redline.rules import argv
+from redline.rules.lazy_regex import lazy_regex
 from redline.rules.model import Rule, rule
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
@@ -32,12 +33,12 @@ AGENT_COMMAND_LINES = (
     "goose session",
 )
 # Words that name an agent wherever they appear (a pattern, a pid file path).
-_AGENT_WORD = re.compile(
+_AGENT_WORD = lazy_regex(
     r"hermes|gateway|claude|codex|gemini|redline|opencode|aider|goose|cli\.py", re.IGNORECASE
 )
-_REGEX_META = re.compile(r"[\\.*+?()\[\]{}^$]+")
+_REGEX_META = lazy_regex(r"[\\.*+?()\[\]{}^$]+")
 # Bracket expressions and quantified characters match no fixed text.
-_OPTIONAL = re.compile(r"\[\^?\]?[^\]]*\]|\\?.[?*]|\\?.\{[^}]*\}")
+_OPTIONAL = lazy_regex(r"\[\^?\]?[^\]]*\]|\\?.[?*]|\\?.\{[^}]*\}")
 
 
 def could_match_agent(pattern: str, whole_line: bool) -> bool:
@@ -54,7 +55,7 @@ def could_match_agent(pattern: str, whole_line: bool) -> bool:
 
 
 # `-9`, `-KILL`, `-SIGHUP`: a signal, not an option (single letters such as `-U` are).
-_SIGNAL = re.compile(r"\A-(?:\d+|[A-Z]{2,}[A-Z0-9+-]*)\Z")
+_SIGNAL = lazy_regex(r"\A-(?:\d+|[A-Z]{2,}[A-Z0-9+-]*)\Z")
 _PGREP_VALUES = ("gGPstuUFcn", ("signal", "group", "pgroup", "parent", "session", "terminal",
                  "euid", "uid", "pidfile", "ns", "nslist", "older", "cgroup", "env"))  # fmt: skip
 _WHOLE_USER = ("-u", "-U", "-g", "-G", "-s", "--euid", "--uid", "--group", "--pgroup", "--session")
@@ -136,7 +137,7 @@ def _gateway_stop(inv: Invocation, analysis: Analysis) -> bool:
 
 
 _DETACHERS = frozenset({"nohup", "setsid", "daemonize", "disown"})
-_DETACHED_RUN = re.compile(r"\bhermes\s+(?:\S+\s+)*?gateway\s+(?:run|start)\b")
+_DETACHED_RUN = lazy_regex(r"\bhermes\s+(?:\S+\s+)*?gateway\s+(?:run|start)\b")
 
 
 def _gateway_unsupervised(inv: Invocation, analysis: Analysis) -> bool:

@@ -3,11 +3,11 @@ or approval can lift them (F-RULES-1)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 
 from redline.decision import Severity, Span
 from redline.rules import targets
+from redline.rules.lazy_regex import lazy_regex
 from redline.rules.model import InvocationTest, Rule, rule
 from redline.rules.wipers import WIPERS, wipe_device
 from redline.shell import paths
@@ -32,7 +32,7 @@ def _delete_system(inv: Invocation, analysis: Analysis) -> bool:
     )
 
 
-_MKFS = re.compile(
+_MKFS = lazy_regex(
     r"\A(?:mkfs(?:\.\w+)?|mke2fs|mkswap|mkdosfs|mkntfs|mkexfatfs|mkfs_\w+|newfs(?:_\w+)?)\Z"
 )
 
@@ -77,7 +77,7 @@ def _fork_bomb(analysis: Analysis) -> Iterator[Span]:
             yield inv.span
 
 
-_CODE_FORK_BOMB = re.compile(
+_CODE_FORK_BOMB = lazy_regex(
     r"fork\s+while\s+fork|while\s*(?:\(?\s*(?:True|1|true)\s*\)?)\s*:?\s*\{?\s*(?:os\.)?fork\s*\(|"
     r"for\s*\(\s*;\s*;\s*\)\s*\{?\s*fork\s*\(|loop\s*\{\s*fork"
 )

@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import re
 
+from redline.rules.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC
 
 
@@ -56,7 +57,7 @@ _PY_ONLY = {
 }  # fmt: skip
 _PY_SHELL_KWARGS = _names("shell check text capture_output universal_newlines timeout stdout "
                           "stderr encoding")  # fmt: skip
-_PLAIN_STRING = re.compile(r"\A(['\"])[^'\"\\\n`]*\1\Z")
+_PLAIN_STRING = lazy_regex(r"\A(['\"])[^'\"\\\n`]*\1\Z")
 _PY_DENIED_ATTRS = _names(
     "modules settrace setprofile addaudithook call_tracing meta_path path_hooks "
     "path_importer_cache displayhook excepthook breakpointhook remote_exec setrecursionlimit "
@@ -244,16 +245,16 @@ _LEXICONS = {"node": _names(_JS), "nodejs": _names(_JS), "bun": _names(_JS),
 # Strings where the language runs no code: single quotes, and double quotes
 # without interpolation of expressions.
 _INTERPOLATES = {"perl": ("@{", "${"), "ruby": ("#{",), "php": ("{$", "${"), "js": ("${",)}
-_WORD = re.compile(r"[$@%]?[A-Za-z_]\w*[?!]?")
+_WORD = lazy_regex(r"[$@%]?[A-Za-z_]\w*[?!]?")
 _SIGILS = {"perl": "$@%", "ruby": "$@", "php": "$"}
 _DECLARED = {
-    "js": re.compile(r"\b(?:const|let|var|function)\s+([A-Za-z_$][\w$]*)|([A-Za-z_$][\w$]*)\s*=>"
+    "js": lazy_regex(r"\b(?:const|let|var|function)\s+([A-Za-z_$][\w$]*)|([A-Za-z_$][\w$]*)\s*=>"
                      r"|\(([\w\s,$]*)\)\s*=>"),
-    "ruby": re.compile(r"(?:^|[;\s(])([a-z_]\w*)\s*=(?!=)|\|([\w\s,]*)\|"),
-    "lua": re.compile(r"\blocal\s+([\w\s,]+?)\s*=|\bfor\s+([\w\s,]+?)\s+in\b|\bfor\s+(\w+)\s*="
+    "ruby": lazy_regex(r"(?:^|[;\s(])([a-z_]\w*)\s*=(?!=)|\|([\w\s,]*)\|"),
+    "lua": lazy_regex(r"\blocal\s+([\w\s,]+?)\s*=|\bfor\s+([\w\s,]+?)\s+in\b|\bfor\s+(\w+)\s*="
                       r"|\bfunction\s*\w*\s*\(([\w\s,]*)\)"),
 }  # fmt: skip
-_KEY = re.compile(r"([{,]\s*)[A-Za-z_$][\w$]*(\s*:(?!:))")
+_KEY = lazy_regex(r"([{,]\s*)[A-Za-z_$][\w$]*(\s*:(?!:))")
 # Names a Ruby local variable may not take: a call with arguments still runs the method.
 _RUBY_KERNEL = frozenset(
     {
@@ -280,12 +281,12 @@ _RUBY_KERNEL = frozenset(
     }
 )
 # Shapes that call or reach something by a computed name, in any of them.
-_DYNAMIC_SHAPES = re.compile(
+_DYNAMIC_SHAPES = lazy_regex(
     r"::|->(?!\s*[A-Za-z_])|&\s*[\${]|\\|\$\$|\$\w+\s*\(|\)\s*\(|\]\s*\(|\b[SP]\s*\(|"
     r"[\w\])]\s*\[(?!-?\d+\])|%x|\bqx\b"
 )
-_SHELL_CALL = re.compile(r"\b(?:system|exec|shell_exec|passthru)\s*\(\s*P\s*\)")
-_DENIED_VARIABLES = re.compile(r"[$%@]\{?(?:ENV|_ENV|_SERVER|GLOBALS)\b|\$\{")
+_SHELL_CALL = lazy_regex(r"\b(?:system|exec|shell_exec|passthru)\s*\(\s*P\s*\)")
+_DENIED_VARIABLES = lazy_regex(r"[$%@]\{?(?:ENV|_ENV|_SERVER|GLOBALS)\b|\$\{")
 # After these, a `/` starts a regular expression rather than a division.
 _TERM_CHARS = frozenset("(,=~!;{}|&[?:")
 _TERM_WORDS = frozenset({"if", "unless", "and", "or", "not", "split", "grep", "when", "return",

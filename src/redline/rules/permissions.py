@@ -3,20 +3,19 @@
 
 from __future__ import annotations
 
-import re
-
 from redline.decision import Severity
 from redline.rules import argv, targets
+from redline.rules.lazy_regex import lazy_regex
 from redline.rules.model import Rule, rule
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
 
 D = Severity.DANGEROUS
 
-_OCTAL = re.compile(r"\A[0-7]{1,5}\Z")
+_OCTAL = lazy_regex(r"\A[0-7]{1,5}\Z")
 # One clause of a symbolic mode: who, then operations (`o+w`, `a=rwx`, `go+rw-x`).
-_CLAUSE = re.compile(r"\A([ugoa]*)((?:[-+=][rwxXstugo]*)+)\Z")
-_OPERATION = re.compile(r"([-+=])([rwxXstugo]*)")
+_CLAUSE = lazy_regex(r"\A([ugoa]*)((?:[-+=][rwxXstugo]*)+)\Z")
+_OPERATION = lazy_regex(r"([-+=])([rwxXstugo]*)")
 
 
 def world_writable(mode: str) -> bool:

@@ -6,10 +6,11 @@ from __future__ import annotations
 import fnmatch
 import re
 
+from redline.rules.lazy_regex import lazy_regex
 from redline.shell import paths
 from redline.shell.model import DYNAMIC
 
-_HOME_ROOT = re.compile(r"\A(?:/home/[^/]+|/Users/[^/]+|/root|/var/root)(?=/|\Z)")
+_HOME_ROOT = lazy_regex(r"\A(?:/home/[^/]+|/Users/[^/]+|/root|/var/root)(?=/|\Z)")
 
 # Files whose whole content is a secret, home-relative where they live in a home.
 SECRET_FILES: tuple[str, ...] = (
@@ -37,12 +38,12 @@ _PUBLIC_WORDS = frozenset({"cert", "certs", "certificate", "fullchain", "chain",
                            "bundle", "pub", "public", "crt", "trust", "root"})  # fmt: skip
 _NEVER_SECRET_ENV = frozenset({"example", "sample", "template", "dist", "defaults", "schema",
                                "tmpl", "tpl", "md", "txt"})  # fmt: skip
-_KEY_NAMES = re.compile(r"\Aid_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?:[-_.].*)?\Z")
+_KEY_NAMES = lazy_regex(r"\Aid_(?:rsa|dsa|ecdsa|ed25519)(?:_sk)?(?:[-_.].*)?\Z")
 _SAMPLES = ("id_rsa", "id_ed25519", "credentials", "config.json", "config", "hosts.yml",
             "shadow", "auth.json", ".credentials.json", "oauth_creds.json", ".env", ".env.local",
             ".netrc", ".git-credentials", ".pgpass", ".npmrc", ".pypirc", "ssh_host_rsa_key",
             "privkey.pem", "server.key", "store.p12", "pubring.kbx")  # fmt: skip
-_HERMES_HOME = re.compile(r"\$\{?HERMES_HOME\}?/+(.*)\Z")
+_HERMES_HOME = lazy_regex(r"\$\{?HERMES_HOME\}?/+(.*)\Z")
 
 
 def home_relative(path: str) -> str:

@@ -4,7 +4,8 @@ must-not-match examples do not. The catalogue refuses to load otherwise.
 Running every example costs tens of milliseconds, too much for a hook that
 starts once per tool call, so a passing run leaves a marker keyed by the
 exact source files of the shell analysis and the rules; a changed file
-means the examples run again.
+means the examples run again, after every rule pattern is compiled (they are
+otherwise compiled on first use, docs/adr/0003).
 """
 
 from __future__ import annotations
@@ -36,6 +37,20 @@ def example_failures(rules: tuple[Rule, ...]) -> list[str]:
     return failures
 
 
+def pattern_failures() -> list[str]:
+    """Compile every rule pattern made so far: a broken one fails the catalogue
+    now, not on the first call that would have used it."""
+    import re
+
+    from redline.rules.lazy_regex import compile_all
+
+    try:
+        compile_all()
+    except re.error as err:
+        return [f"a rule pattern does not compile: {err} in `{err.pattern!r}`"]
+    return []
+
+
 def _sources_digest() -> str:
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     stamp = []
@@ -62,7 +77,7 @@ def verify(rules: tuple[Rule, ...]) -> None:
     dirs = _marker_dirs()
     if any(os.path.isfile(os.path.join(d, name)) for d in dirs):
         return
-    failures = example_failures(rules)
+    failures = pattern_failures() + example_failures(rules)
     if failures:
         raise CatalogError(
             f"{len(failures)} rule example(s) fail: " + "; ".join(failures[:5])

@@ -10,9 +10,10 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from redline.rules import argv
+from redline.rules.lazy_regex import lazy_regex
 from redline.shell.invocation import Invocation
 
-_REMOTE = re.compile(r"\A(?:[a-z][\w+.-]*://|\[[^\]]+\]:|[\w.-]+@[\w.-]+:|[a-z0-9][\w.-]*:(?!//))",
+_REMOTE = lazy_regex(r"\A(?:[a-z][\w+.-]*://|\[[^\]]+\]:|[\w.-]+@[\w.-]+:|[a-z0-9][\w.-]*:(?!//))",
                      re.IGNORECASE)  # fmt: skip
 _STDIN = ("-", "/dev/stdin", "/proc/self/fd/0", "/dev/fd/0")
 # bash's network pseudo-files: `cat key > /dev/tcp/host/port`.

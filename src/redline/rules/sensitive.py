@@ -4,11 +4,11 @@ files, system configuration (F-RULES-3). Reading them is not this family."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterator
 
 from redline.decision import Severity
 from redline.rules import argv, targets
+from redline.rules.lazy_regex import lazy_regex
 from redline.rules.model import InvocationTest, Rule, rule
 from redline.rules.secrets import SSH_DIR, canonical, is_project_env
 from redline.rules.senders import is_remote
@@ -27,7 +27,7 @@ _AGENT_FILES = (
 )  # fmt: skip
 _AGENT_DIRS = ("~/.hermes/agent-hooks", "~/.hermes/approval", "~/.hermes/scripts", "~/.redline")
 # Project-level agent settings (hooks live there): `.claude/settings.json` anywhere.
-_AGENT_PROJECT = re.compile(
+_AGENT_PROJECT = lazy_regex(
     r"(?:\A|/)(?:\.claude/settings(?:\.local)?\.json|\.gemini/settings\.json"
     r"|\.hermes/(?:\.env|config\.yaml))\Z"
 )
@@ -49,7 +49,7 @@ _SYSTEM = ("/etc", "/private/etc", "/private/var", "/usr/lib/systemd", "/lib/sys
            "/var/spool/cron", "/Library/LaunchDaemons", "/Library/LaunchAgents",
            "/usr/local/etc")  # fmt: skip
 # A mode that only takes permissions away, or leaves group and others none.
-_TIGHTEN = re.compile(r"\A(?:[ugoa]*-[rwxXst]+(?:,[ugoa]*-[rwxXst]+)*|0?[0-7]00)\Z")
+_TIGHTEN = lazy_regex(r"\A(?:[ugoa]*-[rwxXst]+(?:,[ugoa]*-[rwxXst]+)*|0?[0-7]00)\Z")
 
 
 def _under(path: str, roots: tuple[str, ...]) -> bool:

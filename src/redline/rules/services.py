@@ -3,10 +3,9 @@ scripts and other service managers, the crontab (F-RULES-2)."""
 
 from __future__ import annotations
 
-import re
-
 from redline.decision import Severity
 from redline.rules import argv
+from redline.rules.lazy_regex import lazy_regex
 from redline.rules.model import Rule, rule
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
@@ -38,7 +37,7 @@ _STOP_VERBS = frozenset(
 )  # fmt: skip
 # Service managers: where the verb is among the operands (`service NAME stop`).
 _VERB_AT = {"service": 1, "rc-service": 1, "launchctl": 0, "sv": 0, "supervisorctl": 0, "pm2": 0}
-_INIT_SCRIPT = re.compile(r"\A/(?:etc/init\.d|etc/rc\.d|etc/rc\.d/init\.d)/[^/]+\Z")
+_INIT_SCRIPT = lazy_regex(r"\A/(?:etc/init\.d|etc/rc\.d|etc/rc\.d/init\.d)/[^/]+\Z")
 
 
 def _service_stop(inv: Invocation, analysis: Analysis) -> bool:

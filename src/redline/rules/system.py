@@ -3,11 +3,10 @@ firewall, kernel modules, user accounts, swap and mounts (F-RULES-2)."""
 
 from __future__ import annotations
 
-import re
-
 from redline.decision import Severity
 from redline.rules import argv
 from redline.rules.destructive import CORE_DIRS
+from redline.rules.lazy_regex import lazy_regex
 from redline.rules.model import Rule, rule
 from redline.shell import paths
 from redline.shell.analysis import Analysis
@@ -17,7 +16,7 @@ D = Severity.DANGEROUS
 
 _IPTABLES = frozenset({"iptables", "ip6tables", "iptables-legacy", "ip6tables-legacy",
                        "iptables-nft", "ip6tables-nft", "ebtables", "arptables"})  # fmt: skip
-_NFT_FLUSH = re.compile(r"\A\s*(?:flush\s+(?:ruleset|table|chain)|delete\s+(?:table|chain))\b")
+_NFT_FLUSH = lazy_regex(r"\A\s*(?:flush\s+(?:ruleset|table|chain)|delete\s+(?:table|chain))\b")
 
 
 def _firewall_flush(inv: Invocation, analysis: Analysis) -> bool:
