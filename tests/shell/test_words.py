@@ -93,3 +93,21 @@ def test_error_and_alternate_expansions(
     command_words: Words, command: str, expected: list[str]
 ) -> None:
     assert command_words(command)[-1] == expected
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("X='rm -rf /'; $X", ["rm", "-rf", "/"]),
+        ("X='-rf /'; rm $X", ["rm", "-rf", "/"]),
+        ('X="rm -rf /"; "$X"', ["rm -rf /"]),
+    ],
+)
+def test_unquoted_values_split_into_words(
+    command_words: Words, command: str, expected: list[str]
+) -> None:
+    assert command_words(command)[-1] == expected
+
+
+def test_assignments_keep_the_whole_value(command_words: Words) -> None:
+    assert command_words("X='a b'; Y=$X; echo $Y") == [["echo", "a", "b"]]

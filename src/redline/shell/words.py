@@ -24,13 +24,17 @@ _SPECIAL_PARAMS = frozenset("#?$!-")
 class _Builder:
     """The parts of one word while it is being scanned."""
 
-    __slots__ = ("braces", "glob", "literal", "parts", "positional", "quoted", "splits")
+    __slots__ = (
+        "braces", "fields", "glob", "literal", "parts", "positional", "quoted", "splits",
+    )  # fmt: skip
 
     def __init__(self) -> None:
         self.parts: list[str] = []
         self.quoted = self.glob = self.braces = self.literal = False
         # `$@` or `$*` of unknown positional parameters was read.
         self.positional = False
+        # An unquoted variable's value has blanks: the word splits at them.
+        self.fields = False
         # Value offsets where an unquoted `$IFS` splits the word in two.
         self.splits: list[int] = []
 
@@ -138,6 +142,8 @@ class WordScanner:
         if split and b.splits:
             cuts = [0, *b.splits, len(value)]
             values = [value[a:z] for a, z in itertools.pairwise(cuts) if value[a:z]]
+        if split and b.fields:
+            values = [field for v in values for field in v.split()]
         if split and b.braces:
             values = [expanded for v in values for expanded in lexer.brace_expand(v)]
         return [Word(raw, span, v, b.quoted, b.glob) for v in values]
@@ -270,6 +276,8 @@ class WordScanner:
         known = self.vars.get(name)
         if not rest:
             b.add(DYNAMIC if known is None else known)
+            # `X='rm -rf /'; $X`: an unquoted value is split into words.
+            b.fields = b.fields or (not in_dq and known is not None and _has_blank(known))
         elif rest[:2] in (":-", ":=") or rest[:1] in ("-", "="):
             # Unknown variables are most likely unset: the default is the value.
             default = rest[2:] if rest[:1] == ":" else rest[1:]
@@ -306,6 +314,10 @@ class WordScanner:
                 else:
                     b.add(" ")
             b.add(self.vars.get(str(k), DYNAMIC))
+
+
+def _has_blank(text: str) -> bool:
+    return " " in text or "\t" in text or "\n" in text
 
 
 def _substring(value: str, spec: str) -> str:
