@@ -10,8 +10,6 @@ following hash `prev` is hashed over the canonical JSON array
 The body is stored as hashed, so verifying needs no re-encoding.
 """
 
-from __future__ import annotations
-
 import enum
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, NamedTuple
@@ -68,7 +66,7 @@ class Verification:
     def ok(self) -> bool:
         return self.broken is None
 
-    def replace(self, *, broken: Break | None) -> Verification:
+    def replace(self, *, broken: Break | None) -> "Verification":
         return Verification(self.count, self.head, broken)
 
     def __eq__(self, other: object) -> bool:

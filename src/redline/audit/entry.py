@@ -4,8 +4,6 @@ They are named tuples, not dataclasses (see docs/adr/0002): a hook records
 one entry per tool call, and importing `dataclasses` alone cost it ~10 ms.
 """
 
-from __future__ import annotations
-
 import enum
 import json
 import time as _time
@@ -25,7 +23,7 @@ class Kind(enum.StrEnum):
     OUTCOME = "outcome"
 
 
-def format_time(moment: datetime) -> str:
+def format_time(moment: "datetime") -> str:
     """UTC text for `moment`; a naive datetime is taken to be UTC already."""
     if moment.tzinfo is not None:
         from datetime import UTC
@@ -43,7 +41,7 @@ def format_epoch(seconds: float) -> str:
     return f"{_time.strftime('%Y-%m-%dT%H:%M:%S', _time.gmtime(whole))}.{micros:06d}Z"
 
 
-def parse_time(text: str) -> datetime:
+def parse_time(text: str) -> "datetime":
     from datetime import UTC, datetime
 
     return datetime.strptime(text, TIME_FORMAT).replace(tzinfo=UTC)
@@ -116,7 +114,7 @@ class Record(NamedTuple):
         return canonical_json(self.to_json())
 
     @classmethod
-    def from_body(cls, body: str) -> Record:
+    def from_body(cls, body: str) -> "Record":
         """Read a stored body back; a damaged body raises `ValueError`."""
         try:
             data = json.loads(body)
@@ -164,7 +162,7 @@ class Entry(NamedTuple):
     record: Record
 
     @classmethod
-    def from_link(cls, link: Link) -> Entry:
+    def from_link(cls, link: Link) -> "Entry":
         seq, prev, digest, body = link
         return cls(seq, prev, digest, body, Record.from_body(body))
 
@@ -190,7 +188,7 @@ class Head(NamedTuple):
         return {"seq": self.seq, "hash": self.hash}
 
     @classmethod
-    def parse(cls, text: str) -> Head:
+    def parse(cls, text: str) -> "Head":
         """Read a head as `redline log head` prints it (JSON), as `SEQ:HASH`, or a bare hash."""
         text = text.strip()
         seq: int | None = None

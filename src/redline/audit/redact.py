@@ -7,8 +7,6 @@ process environment). A secret becomes `[REDACTED:<kind>]`. Redaction never
 feeds a verdict: the gate decides on the raw call, this only cleans copies.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache

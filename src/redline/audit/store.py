@@ -5,8 +5,6 @@
 opened, so that the hook path never loads a database driver it does not use.
 """
 
-from __future__ import annotations
-
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from types import TracebackType
@@ -73,11 +71,11 @@ class Payload(NamedTuple):
     sha256: str
 
     @classmethod
-    def of(cls, body: str, expires_at: datetime) -> Payload:
+    def of(cls, body: str, expires_at: "datetime") -> "Payload":
         return cls(body, format_time(expires_at), payload_digest(body))
 
     @classmethod
-    def until_epoch(cls, body: str, expires_at: float) -> Payload:
+    def until_epoch(cls, body: str, expires_at: float) -> "Payload":
         """`of` with the expiry as a POSIX time (no `datetime` on the hook's path)."""
         return cls(body, format_epoch(expires_at), payload_digest(body))
 
@@ -92,8 +90,8 @@ class Query(NamedTuple):
     verdict: str | None = None
     rule: str | None = None
     kind: str | None = None
-    since: datetime | None = None
-    until: datetime | None = None
+    since: "datetime | None" = None
+    until: "datetime | None" = None
     limit: int | None = None
     newest_first: bool = False
 
@@ -128,7 +126,7 @@ class Store(Protocol):
 
     def count(self) -> int: ...
 
-    def payload(self, seq: int, now: datetime | None = None) -> Payload | None:
+    def payload(self, seq: int, now: "datetime | None" = None) -> Payload | None:
         """The kept payload of entry `seq`, unless it expired."""
         ...
 
@@ -136,7 +134,7 @@ class Store(Protocol):
         """`(seq, sha256 of the stored body)` for every kept payload."""
         ...
 
-    def purge_expired(self, now: datetime | None = None) -> int:
+    def purge_expired(self, now: "datetime | None" = None) -> int:
         """Drop payloads past their expiry; the entries (and the chain) stay."""
         ...
 

@@ -6,8 +6,6 @@ Values given by the agent are kept as given (`workdir`, `paths`); the shape
 checks and the engine normalise them.
 """
 
-from __future__ import annotations
-
 import enum
 from collections.abc import Mapping
 from types import MappingProxyType

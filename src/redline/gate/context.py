@@ -6,8 +6,6 @@ The context says whether anyone can answer an ask: a person at the terminal
 so concurrent sessions (threads or asyncio tasks) never see each other's.
 """
 
-from __future__ import annotations
-
 import contextlib
 import enum
 from collections.abc import Iterator

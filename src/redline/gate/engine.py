@@ -7,8 +7,6 @@ before (session or always); then the rejection memory; then the context
 (an ask nobody can answer becomes a deny). Pure: no I/O, no clock.
 """
 
-from __future__ import annotations
-
 from collections.abc import Callable
 from typing import NamedTuple
 

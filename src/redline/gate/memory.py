@@ -10,8 +10,6 @@ includes every part of a remembered effect, when it writes everything the
 remembered one wrote, or when its code or instructions name a path it wrote.
 """
 
-from __future__ import annotations
-
 import enum
 import re
 from typing import NamedTuple
@@ -105,7 +103,7 @@ class RejectionMemory:
         """What is remembered, oldest first (for saving a session's state)."""
         return tuple(self._entries)
 
-    def copy(self) -> RejectionMemory:
+    def copy(self) -> "RejectionMemory":
         other = RejectionMemory()
         other._entries = list(self._entries)
         return other

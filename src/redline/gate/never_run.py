@@ -7,8 +7,6 @@ writes told apart from the ones it only reads; inline code (`python -c`,
 heredocs to an interpreter) by the paths it mentions and whether it writes.
 """
 
-from __future__ import annotations
-
 import functools
 import re
 from collections.abc import Iterator
@@ -139,7 +137,7 @@ class Guard(NamedTuple):
     needles: re.Pattern[str]
 
     @classmethod
-    def build(cls, places: Places) -> Guard:
+    def build(cls, places: Places) -> "Guard":
         table = Table.build(build_table(places))
         segments = tuple(
             (sample, tuple(p for p in sample.split("/") if p not in ("", "~")))

@@ -8,8 +8,6 @@ path, is spelled `~`; the spans of what matched are mapped back to the text
 the agent wrote. Paths written and read are compared in the same spelling.
 """
 
-from __future__ import annotations
-
 import re
 from typing import NamedTuple
 

@@ -7,8 +7,6 @@ otherwise, lower-cased (some filesystems are case-insensitive, and a false
 alarm here costs less than a miss).
 """
 
-from __future__ import annotations
-
 import enum
 import fnmatch
 import re
@@ -256,7 +254,7 @@ class Table(NamedTuple):
     anywhere_names: frozenset[str]
 
     @classmethod
-    def build(cls, entries: tuple[Protected, ...]) -> Table:
+    def build(cls, entries: tuple[Protected, ...]) -> "Table":
         heads = {_head(e.path) for e in entries if not e.suffix}
         by_head = {
             head: tuple(e for e in entries if e.suffix or _head(e.path) == head) for head in heads

@@ -4,8 +4,6 @@ one lock guards the table, so threads and tasks of other sessions never see
 or change it.
 """
 
-from __future__ import annotations
-
 import enum
 import threading
 from collections.abc import Iterable

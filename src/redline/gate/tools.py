@@ -5,8 +5,6 @@ tools, each mapped to an action kind and to where its arguments live (F-GATE-1).
 missing or relative path is kept as given for the shape checks to refuse.
 """
 
-from __future__ import annotations
-
 import re
 import shlex
 from collections.abc import Iterator, Mapping

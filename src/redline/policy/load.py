@@ -7,8 +7,6 @@ JSON in a cache directory, keyed by a hash of the file and of what it is
 validated against; the next process reads that and never imports YAML.
 """
 
-from __future__ import annotations
-
 import json
 import os
 import zlib

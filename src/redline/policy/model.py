@@ -7,8 +7,6 @@ list matches any item). Keys about rule hits (`rule`, `category`,
 the call. Among the rules that match, the strictest verdict wins.
 """
 
-from __future__ import annotations
-
 import fnmatch
 import functools
 import re
@@ -108,7 +106,7 @@ class Match(NamedTuple):
         return {key: list(getattr(self, key)) for key in MATCH_KEYS if getattr(self, key)}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Iterable[str]]) -> Match:
+    def from_json(cls, data: Mapping[str, Iterable[str]]) -> "Match":
         return cls(**{key: tuple(value) for key, value in data.items()})
 
 
@@ -135,7 +133,7 @@ class Example(NamedTuple):
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Example:
+    def from_json(cls, data: Mapping[str, Any]) -> "Example":
         return cls(
             data["tool"],
             data["args"],
@@ -174,7 +172,7 @@ class PolicyRule(NamedTuple):
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> PolicyRule:
+    def from_json(cls, data: Mapping[str, Any]) -> "PolicyRule":
         unless = data["unless"]
         return cls(
             data["id"],
@@ -243,7 +241,7 @@ class Policy(NamedTuple):
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> Policy:
+    def from_json(cls, data: Mapping[str, Any]) -> "Policy":
         if data.get("version") != FORMAT_VERSION:
             raise ValueError("compiled policy has another format version")
         unknown = data["unknown_tool"]

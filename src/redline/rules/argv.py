@@ -3,8 +3,6 @@ options that take a value (`-c SQL`, `-cSQL`, `--command SQL`,
 `--command=SQL`), and subcommands that come after global options
 (`git -C dir push`, `systemctl --user stop x`)."""
 
-from __future__ import annotations
-
 from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 

@@ -3,8 +3,6 @@
 operand, a heredoc, a pipe); Redis flushes, MongoDB drops, `dropdb`
 (F-RULES-2)."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple

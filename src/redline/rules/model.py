@@ -1,8 +1,6 @@
 """A rule is data: an id, what it means, how to repair the call, how it
 matches, and the examples that prove it (F-RULES-4)."""
 
-from __future__ import annotations
-
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 

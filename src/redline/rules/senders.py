@@ -2,8 +2,6 @@
 files named in its arguments, its stdin, or a script of transfer commands;
 and `/dev/tcp` redirects, which make any program a sender."""
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
