@@ -40,8 +40,7 @@ def read_options(argv: tuple[Word, ...]) -> Options:
     values: list[tuple[str, str]] = []
     operands: list[Word] = []
     done = False
-    program = command_name(argv[0]) if argv else ""
-    abbreviates = program in LONG_OPTIONS
+    program: str | None = None
     for word in argv[1:]:
         text = word.value
         if done or not text.startswith("-") or text == "-":
@@ -50,7 +49,9 @@ def read_options(argv: tuple[Word, ...]) -> Options:
             done = True
         elif text.startswith("--"):
             key, eq, value = text[2:].partition("=")
-            if abbreviates:
+            if program is None:
+                program = command_name(argv[0])
+            if program in LONG_OPTIONS:
                 key = resolve(program, key)
             long.add(key.lower())
             if eq:

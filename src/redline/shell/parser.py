@@ -59,6 +59,8 @@ class Parser(CompoundParser, WordScanner):
         if env:
             self.vars.update(env)
         self.current_cmd = -1
+        # How many `$@`/`$*` of unknown parameters were read (see `positionals`).
+        self.caller_args_read = 0
 
     # -- entry -------------------------------------------------------------
 
@@ -295,6 +297,7 @@ class Parser(CompoundParser, WordScanner):
             self.errors.append(f"command holds more than {lexer.MAX_COMMANDS} simple commands")
             raise ParseAbort
         cmd = _Cmd([], [], [], self.i, parent=self.current_cmd)
+        caller_args_before = self.caller_args_read
         index = len(self.cmds)
         self.cmds.append(cmd)
         outer, self.current_cmd = self.current_cmd, index
@@ -340,7 +343,7 @@ class Parser(CompoundParser, WordScanner):
                 cmd.words.extend(self.scan_word())
         finally:
             self.current_cmd = outer
-        if len(cmd.words) > 1 and any(positionals.caller_args(w) for w in cmd.words[:-1]):
+        if self.caller_args_read != caller_args_before and len(cmd.words) > 1:
             self._both_readings(cmd)
         if not cmd.words:
             self._remember_assignments(cmd.assignments)

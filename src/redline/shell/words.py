@@ -53,6 +53,7 @@ class WordScanner:
     i: int
     errors: list[str]
     vars: dict[str, str]
+    caller_args_read: int
 
     if TYPE_CHECKING:
 
@@ -306,6 +307,7 @@ class WordScanner:
             # Most often empty (an agent's shell has none), so `r$@m` is `rm`;
             # a word made of nothing else is computed at run time.
             b.positional = True
+            self.caller_args_read += 1
             return
         for k in range(1, int(count) + 1):
             if k > 1:
