@@ -59,8 +59,7 @@ class Parser(CompoundParser, WordScanner):
         if env:
             self.vars.update(env)
         self.current_cmd = -1
-        # How many `$@`/`$*` of unknown parameters were read (see `positionals`).
-        self.caller_args_read = 0
+        self.caller_args_read = 0  # `$@`, `$*` of unknown parameters read
 
     # -- entry -------------------------------------------------------------
 
@@ -351,8 +350,7 @@ class Parser(CompoundParser, WordScanner):
             positionals.set_from(self.vars, cmd.words[1:])
 
     def _both_readings(self, cmd: _Cmd) -> None:
-        """`$@ rm x`: the caller's arguments, unknown, are most often none, and
-        then the word vanishes; else they are the program. Both are kept."""
+        """`$@ rm x`: no arguments (most often), or they are the program: both."""
         kept, program = positionals.readings(cmd.words)
         if program:
             reading = _Cmd(program, list(cmd.redirects), [], cmd.start, cmd.end, cmd.parent)
