@@ -17,6 +17,7 @@ from redline.decision import RuleHit, Span
 from redline.gate.actions import Action, ActionKind
 from redline.gate.owner_home import Respelled, home_form, respell, unknown_home
 from redline.rules.catalog import evaluate
+from redline.rules.lazy_regex import lazy_regex
 from redline.rules.targets import deleted_trees, written_files
 from redline.shell import paths
 from redline.shell.analysis import Analysis, analyze
@@ -28,7 +29,7 @@ from redline.shell.invocation import Invocation
 Subject = tuple[str, ...]
 
 _SHELL_TEXT_KINDS = frozenset({ActionKind.RUN, ActionKind.PROCESS, ActionKind.SCHEDULE})
-_URL_START = re.compile(r"\A[a-z][a-z0-9+.-]*://", re.IGNORECASE)
+_URL_START = lazy_regex(r"\A[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 
 
 class Facts:

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 from redline.gate import loopback
 from redline.gate.protected import NeverRunKind, Places
+from redline.rules.lazy_regex import lazy_regex
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import interpreter_family
 from redline.shell.invocation import Invocation
@@ -55,7 +56,7 @@ _PY_SERVERS = frozenset(
         "twisted",
     }
 )
-_SOCAT_LISTEN = re.compile(r"\A(?:tcp[46]?|udp[46]?|unix|openssl|sctp)-l(?:isten)?:", re.I)
+_SOCAT_LISTEN = lazy_regex(r"\A(?:tcp[46]?|udp[46]?|unix|openssl|sctp)-l(?:isten)?:", re.I)
 _LISTEN_OPTIONS = frozenset({"port", "listen", "bind", "http-port", "listen-address", "socket"})
 _KILLERS = frozenset({"pkill", "killall", "skill", "slay", "pkill.sh"})
 _PID_FINDERS = frozenset({"pgrep", "pidof", "lsof", "fuser", "ps", "grep", "egrep", "awk"})
@@ -93,7 +94,7 @@ _SERVICE_VERBS = frozenset(
         "freeze",
     }
 )
-_CODE_LISTEN = re.compile(
+_CODE_LISTEN = lazy_regex(
     r"\b(?:bind|listen|serve_forever|http\.server|HTTPServer|TCPServer|createServer|"
     r"run_simple|uvicorn\.run|app\.run|web\.run_app|socketserver)\b"
 )

@@ -12,9 +12,10 @@ import re
 from typing import NamedTuple
 
 from redline.decision import Decision, RuleHit, Span
+from redline.rules.lazy_regex import lazy_regex
 
 # Homes the catalogue already knows by their own spelling.
-_KNOWN = re.compile(r"\A(?:/root|/var/root|/home/[^/]+|/Users/[^/]+)\Z")
+_KNOWN = lazy_regex(r"\A(?:/root|/var/root|/home/[^/]+|/Users/[^/]+)\Z")
 
 
 def home_form(path: str, home: str) -> str:

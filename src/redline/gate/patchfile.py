@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import re
 
-_HEADER = re.compile(
+from redline.rules.lazy_regex import lazy_regex
+
+_HEADER = lazy_regex(
     r"^\*\*\*[ \t]*(?:Add|Update|Delete)[ \t]+File:[ \t]*(.+?)[ \t]*$"
     r"|^\*\*\*[ \t]*Move[ \t]+to:[ \t]*(.+?)[ \t]*$",
     re.MULTILINE | re.IGNORECASE,
 )
-_UNIFIED = re.compile(r"^(?:\+\+\+|---)[ \t]+(?:[ab]/)?(.+?)(?:\t.*)?[ \t]*$", re.MULTILINE)
+_UNIFIED = lazy_regex(r"^(?:\+\+\+|---)[ \t]+(?:[ab]/)?(.+?)(?:\t.*)?[ \t]*$", re.MULTILINE)
 
 
 def patch_paths(text: str) -> tuple[str, ...]:

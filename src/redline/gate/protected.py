@@ -9,10 +9,10 @@ alarm here costs less than a miss).
 
 import enum
 import fnmatch
-import re
 from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
+from redline.rules.lazy_regex import lazy_regex
 from redline.shell import paths
 
 
@@ -66,10 +66,10 @@ class Protected(NamedTuple):
         return any(fnmatch.fnmatchcase(name, p) for p in patterns)
 
 
-_HOME_PREFIX = re.compile(r"\A(?:/root|/var/root|/home/[^/]+|/Users/[^/]+)(?=/|\Z)")
+_HOME_PREFIX = lazy_regex(r"\A(?:/root|/var/root|/home/[^/]+|/Users/[^/]+)(?=/|\Z)")
 # Another way to the same files: a process's view of the root directory
 # (`/proc/self/root/etc` is `/etc`), and macOS's `/private/var/root`.
-_ROOT_ALIAS = re.compile(r"\A(?:/proc/(?:self|thread-self|\d+)(?:/task/\d+)?/root|/private)(?=/)")
+_ROOT_ALIAS = lazy_regex(r"\A(?:/proc/(?:self|thread-self|\d+)(?:/task/\d+)?/root|/private)(?=/)")
 # The approval log lives in the gate's home: everything there but these is the log.
 _NOT_LOG = ("*.yaml", "*.yml", "*.json", "*.lock", "*.toml", "*.sock", "cache")
 _SSH_KEYS = ("id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "id_ed25519_sk", "id_ecdsa_sk")

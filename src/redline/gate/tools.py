@@ -13,6 +13,7 @@ from typing import Any, NamedTuple
 
 from redline.gate.actions import Action, ActionKind, ToolCall
 from redline.gate.patchfile import patch_paths
+from redline.rules.lazy_regex import lazy_regex
 
 K = ActionKind
 
@@ -130,7 +131,7 @@ PREFIXES: tuple[tuple[str, ToolSpec], ...] = (
 
 # Spellings hosts and model APIs give the same tool: `functions.terminal`,
 # `default_api:read_file`, `Terminal`, `bash`.
-_NAMESPACE = re.compile(r"\A(?:functions|default_api|tools|tool|api)[.:]")
+_NAMESPACE = lazy_regex(r"\A(?:functions|default_api|tools|tool|api)[.:]")
 _FOLDED: Mapping[str, ToolSpec] = MappingProxyType(
     {
         name.lower(): spec
@@ -141,7 +142,7 @@ _FOLDED: Mapping[str, ToolSpec] = MappingProxyType(
 # Arguments of an MCP or unknown tool that hold a shell command line.
 _COMMAND_KEYS = ("command", "cmd", "script", "shell_command")
 
-_URL = re.compile(r"\bhttps?://[^\s<>\"'`)\]]+", re.IGNORECASE)
+_URL = lazy_regex(r"\bhttps?://[^\s<>\"'`)\]]+", re.IGNORECASE)
 
 
 def lookup(tool: str) -> ToolSpec | None:
