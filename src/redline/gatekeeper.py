@@ -12,7 +12,7 @@ with a gate made from the environment: `$REDLINE_POLICY`, else
 from __future__ import annotations
 
 import os
-import threading
+from _thread import allocate_lock  # `threading.Lock`, without loading `threading`
 from collections.abc import Mapping
 from typing import Any
 
@@ -80,7 +80,7 @@ class Gate:
         self._policy = load_policy(self.policy_path, cache_dir=self._cache_dir)
         self._stamp = _stamp(self.policy_path)
         self._reload_problem: str | None = None
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         from redline.home import user_home
 
         # One home for the whole decision: the catalogue's `~`, the protected
@@ -226,7 +226,7 @@ class Gate:
 
 
 _default_gate: Gate | None = None
-_default_lock = threading.Lock()
+_default_lock = allocate_lock()
 
 
 def default_gate() -> Gate:

@@ -9,8 +9,8 @@ shows as a truncation). `?synchronous=full` syncs every append to disk.
 from __future__ import annotations
 
 import os
-import threading
 import time
+from _thread import allocate_lock  # `threading.Lock`, without loading `threading`
 from collections.abc import Iterator, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Self
@@ -80,7 +80,7 @@ class SqliteStore:
         self.path = path
         self.synchronous = synchronous
         self._conn = conn
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
 
     @classmethod
     def open(cls, url: str, *, create: bool = True) -> SqliteStore:

@@ -5,7 +5,7 @@ or change it.
 """
 
 import enum
-import threading
+from _thread import allocate_lock  # `threading.Lock`, without loading `threading`
 from collections.abc import Iterable
 from typing import NamedTuple
 
@@ -38,7 +38,7 @@ class SessionView(NamedTuple):
 
 class SessionStore:
     def __init__(self) -> None:
-        self._lock = threading.Lock()
+        self._lock = allocate_lock()
         self._sessions: dict[str, _State] = {}
 
     def view(self, session: str) -> SessionView:

@@ -45,12 +45,17 @@ def _by_id(rules: tuple[Rule, ...]) -> Mapping[str, Rule]:
 BY_ID: Mapping[str, Rule] = _by_id(CATALOG)
 HARDLINE_IDS: frozenset[str] = frozenset(r.id for r in CATALOG if r.severity is Severity.HARDLINE)
 
-_BY_PROGRAM: Mapping[str, tuple[Rule, ...]] = MappingProxyType(
-    {
-        name: tuple(r for r in CATALOG if name in r.programs)
-        for name in sorted({p for r in CATALOG for p in r.programs})
-    }
-)
+
+def _by_program(rules: tuple[Rule, ...]) -> Mapping[str, tuple[Rule, ...]]:
+    """Program name -> the rules that look at it, in catalogue order (one pass)."""
+    table: dict[str, list[Rule]] = {}
+    for r in rules:
+        for name in r.programs:
+            table.setdefault(name, []).append(r)
+    return MappingProxyType({name: tuple(table[name]) for name in sorted(table)})
+
+
+_BY_PROGRAM: Mapping[str, tuple[Rule, ...]] = _by_program(CATALOG)
 _ANY_PROGRAM: tuple[Rule, ...] = tuple(r for r in CATALOG if not r.programs and r.test)
 _SCANS: tuple[Rule, ...] = tuple(r for r in CATALOG if r.scan)
 
