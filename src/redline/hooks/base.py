@@ -160,6 +160,18 @@ def required_tool(payload: Mapping[str, Any], key: str = "tool_name") -> str:
     return tool
 
 
+def event_of(payload: Mapping[str, Any], settings: Settings, events: Mapping[str, str]) -> str:
+    """The hook event the payload names (its host's `events` spelling), else
+    the `--event` setting, else pre-tool-use; an unknown event is an error."""
+    name = payload.get("hook_event_name")
+    if name is None:
+        return settings.event or PRE_TOOL_USE
+    if isinstance(name, str) and name in events:
+        return events[name]
+    known = ", ".join(f"`{e}`" for e in events)
+    raise HookError(f"unknown hook event `{name}`; this hook handles {known}")
+
+
 def handle(
     adapter: HookAdapter,
     stdin: IO[bytes],

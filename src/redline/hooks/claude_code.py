@@ -26,25 +26,15 @@ from redline.hooks.base import (
     PRE_TOOL_USE,
     HookAdapter,
     HookCall,
-    HookError,
     HookReply,
     Settings,
+    event_of,
     object_field,
     required_tool,
     text_field,
 )
 
 EVENTS = {"PreToolUse": PRE_TOOL_USE, "PostToolUse": POST_TOOL_USE}
-
-
-def event_of(payload: Mapping[str, Any], settings: Settings, events: Mapping[str, str]) -> str:
-    name = payload.get("hook_event_name")
-    if name is None:
-        return settings.event or PRE_TOOL_USE
-    if isinstance(name, str) and name in events:
-        return events[name]
-    known = ", ".join(f"`{e}`" for e in events)
-    raise HookError(f"unknown hook event `{name}`; this hook handles {known}")
 
 
 class ClaudeCode(HookAdapter):

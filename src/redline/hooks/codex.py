@@ -29,11 +29,11 @@ from redline.hooks.base import (
     HookCall,
     HookReply,
     Settings,
+    event_of,
     object_field,
     required_tool,
     text_field,
 )
-from redline.hooks.claude_code import event_of
 
 EVENTS = {
     "PreToolUse": PRE_TOOL_USE,

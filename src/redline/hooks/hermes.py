@@ -36,12 +36,12 @@ from redline.hooks.base import (
     HookError,
     HookReply,
     Settings,
+    event_of,
     getcwd,
     object_field,
     required_tool,
     text_field,
 )
-from redline.hooks.claude_code import event_of
 
 HOST = "hermes"
 EVENTS = {"pre_tool_call": PRE_TOOL_USE, "post_tool_call": POST_TOOL_USE}
