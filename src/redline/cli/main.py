@@ -60,6 +60,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         from redline.cli.hook import fast_main
 
         return fast_main(args_list[1:])
+    try:
+        return _run(args_list)
+    except BrokenPipeError:
+        # The reader went away (`redline log show | head`): say nothing more,
+        # and let the exit code say the output was cut short.
+        import os
+
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return exitcodes.ERROR
+
+
+def _run(args_list: list[str]) -> int:
     if args_list[:1] == ["check"]:
         from redline.cli.check import fast_args, run
 
