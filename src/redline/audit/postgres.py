@@ -151,22 +151,27 @@ class PostgresStore:
 
     def links(self) -> Iterator[Link]:
         # Keyset pages rather than one server-side cursor: no long transaction
-        # holds back vacuum, and short binary queries verify ~1.5x faster.
-        # The first page starts at the lowest seq there is, even a planted 0.
-        query: str = _FIRST_PAGE
-        params: tuple[int, ...] = (_PAGE_SIZE,)
-        while True:
-            with self._lock:
-                try:
-                    with self._conn.cursor(binary=True) as cur:
-                        cur.execute(self._q(query), params)
-                        rows: list[Link] = cur.fetchall()
-                except psycopg.Error as err:
-                    raise _unavailable(self._url, err) from err
-            if not rows:
-                return
-            yield from rows
-            query, params = _PAGE, (rows[-1][0], _PAGE_SIZE)
+        # holds back vacuum, and short binary queries are faster. The next page
+        # is fetched while the caller hashes this one.
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(1, thread_name_prefix="redline-log-read") as reader:
+            # The first page starts at the lowest seq there is, even a planted 0.
+            rows = self._page(_FIRST_PAGE, (_PAGE_SIZE,))
+            while rows:
+                following = reader.submit(self._page, _PAGE, (rows[-1][0], _PAGE_SIZE))
+                yield from rows
+                rows = following.result()
+
+    def _page(self, query: str, params: tuple[int, ...]) -> list[Link]:
+        with self._lock:
+            try:
+                with self._conn.cursor(binary=True) as cur:
+                    cur.execute(self._q(query), params)
+                    rows: list[Link] = cur.fetchall()
+                    return rows
+            except psycopg.Error as err:
+                raise _unavailable(self._url, err) from err
 
     def head(self) -> Head | None:
         rows = self._fetch(_HEAD, ())
