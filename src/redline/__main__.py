@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 
 
@@ -20,5 +21,21 @@ def _main() -> int:
     return main(argv)
 
 
+def _hook_exit(code: int) -> None:
+    """End a hook process as soon as its answer is out. The log entry is
+    committed and nothing else is pending, so skip the interpreter's teardown
+    (tearing down the catalogue costs more than answering). An answer that
+    cannot be delivered blocks."""
+    try:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    except BaseException:  # noqa: BLE001 - the host stopped reading: block
+        code = 2
+    os._exit(code)
+
+
 if __name__ == "__main__":
-    sys.exit(_main())
+    exit_code = _main()
+    if sys.argv[1:2] == ["hook"]:
+        _hook_exit(exit_code)
+    sys.exit(exit_code)

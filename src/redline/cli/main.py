@@ -59,7 +59,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args_list[:1] == ["hook"]:  # once per tool call: no argparse
         from redline.cli.hook import fast_main
 
-        return fast_main(args_list[1:])
+        code = fast_main(args_list[1:])
+        if argv is None:  # the `redline` console script: a real hook process
+            from redline.__main__ import _hook_exit
+
+            _hook_exit(code)
+        return code
     try:
         return _run(args_list)
     except BrokenPipeError:
