@@ -5,8 +5,6 @@ as immutable, and importing `dataclasses` alone would cost a hook more than
 the whole decision (F-HOOKS-2). Use `value._replace(field=...)` to derive one.
 """
 
-from __future__ import annotations
-
 import enum
 from typing import Any, NamedTuple
 
@@ -22,7 +20,7 @@ class Verdict(enum.IntEnum):
         return self.name.lower()
 
     @classmethod
-    def parse(cls, text: str) -> Verdict:
+    def parse(cls, text: str) -> "Verdict":
         try:
             return cls[text.upper()]
         except KeyError:

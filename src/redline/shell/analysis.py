@@ -6,8 +6,6 @@ shell, shell calls inside inline interpreter code), and maps every span back
 to the text the user gave.
 """
 
-from __future__ import annotations
-
 from collections.abc import Mapping
 from types import MappingProxyType
 from typing import NamedTuple

@@ -4,8 +4,6 @@ Each function here finds the text an invocation will run as shell code, so
 the analysis can parse it again with the same rules: quoting is not a bypass.
 """
 
-from __future__ import annotations
-
 import base64
 import binascii
 import re

@@ -7,8 +7,6 @@ each hands CMD to a shell. The analysis parses CMD again, so the rules judge
 the command that runs, not the option that carries it.
 """
 
-from __future__ import annotations
-
 import re
 from collections.abc import Callable, Iterator
 from typing import NamedTuple

@@ -4,8 +4,6 @@ This is what rules look at. `name` is the program's normalised name (`rm` for
 `/bin/rm`, `\\rm`, `r''m`, `RM`), or `""` when the shell computes it at run time.
 """
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from redline.decision import Span

@@ -6,8 +6,6 @@ Offsets are into the text that was parsed; `Origin` maps them back to the
 command the user gave when the text came out of a carrier (`sh -c '...'`).
 """
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from redline.decision import Span

@@ -7,8 +7,6 @@ value, how many operands come before the command, and whether the command
 is a script (`nix-shell --run 'CMD'`) rather than an argv.
 """
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from redline.shell.model import Word

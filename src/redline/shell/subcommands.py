@@ -5,8 +5,6 @@ cmd`, `git rebase --exec 'cmd'`, `git -c alias.x='!cmd'`, `env -S 'cmd'`,
 `echo cmd | at now`: each gives back the argv or the script that will run.
 """
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from redline.shell import embedded, runners

@@ -5,8 +5,6 @@ operands it consumes before the wrapped command, and whether the wrapped
 command gets more arguments at run time (`xargs`, `find -exec`).
 """
 
-from __future__ import annotations
-
 from typing import NamedTuple
 
 from redline.shell.model import DYNAMIC, Word
