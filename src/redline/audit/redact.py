@@ -12,6 +12,8 @@ from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from typing import Any, NamedTuple
 
+from redline.shell.lazy_regex import lazy_regex
+
 MIN_VALUE_LENGTH = 8
 """A variable's value shorter than this is not hunted for in text (too many false hits)."""
 
@@ -328,7 +330,7 @@ class KnownSecrets(NamedTuple):
 
 NO_SECRETS = KnownSecrets(None, {})
 
-_SECRET_VAR = re.compile(
+_SECRET_VAR = lazy_regex(
     r"(?i)(?:^|_|api|auth|access)(?:key|token|secret)s?$"
     r"|(?:^|_)(?:pass|pwd|credentials?|auth)$"
     r"|password|passwd|secret"

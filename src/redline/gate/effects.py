@@ -17,12 +17,12 @@ from redline.decision import RuleHit, Span
 from redline.gate.actions import Action, ActionKind
 from redline.gate.owner_home import Respelled, home_form, respell, unknown_home
 from redline.rules.catalog import evaluate
-from redline.rules.lazy_regex import lazy_regex
 from redline.rules.targets import deleted_trees, written_files
 from redline.shell import paths
 from redline.shell.analysis import Analysis, analyze
 from redline.shell.carriers import inline_code
 from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
 
 # What an approval is granted for: `("run", "git", "--force", "--", "push",
 # "origin", "main")`, `("write", "/etc/hosts")`, `("host", "example.com")`.

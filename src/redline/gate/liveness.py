@@ -9,10 +9,10 @@ from collections.abc import Iterator
 
 from redline.gate import loopback
 from redline.gate.protected import NeverRunKind, Places
-from redline.rules.lazy_regex import lazy_regex
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import interpreter_family
 from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
 
 _LISTENERS = frozenset(
     {

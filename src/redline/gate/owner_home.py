@@ -12,7 +12,7 @@ import re
 from typing import NamedTuple
 
 from redline.decision import Decision, RuleHit, Span
-from redline.rules.lazy_regex import lazy_regex
+from redline.shell.lazy_regex import lazy_regex
 
 # Homes the catalogue already knows by their own spelling.
 _KNOWN = lazy_regex(r"\A(?:/root|/var/root|/home/[^/]+|/Users/[^/]+)\Z")

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from redline.rules.lazy_regex import lazy_regex
+from redline.shell.lazy_regex import lazy_regex
 
 _HEADER = lazy_regex(
     r"^\*\*\*[ \t]*(?:Add|Update|Delete)[ \t]+File:[ \t]*(.+?)[ \t]*$"

@@ -12,8 +12,8 @@ import fnmatch
 from collections.abc import Iterator, Mapping
 from typing import NamedTuple
 
-from redline.rules.lazy_regex import lazy_regex
 from redline.shell import paths
+from redline.shell.lazy_regex import lazy_regex
 
 
 class NeverRunKind(enum.StrEnum):

@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 
 from redline.gate.actions import Action, ActionKind, ToolCall
 from redline.gate.patchfile import patch_paths
-from redline.rules.lazy_regex import lazy_regex
+from redline.shell.lazy_regex import lazy_regex
 
 K = ActionKind
 

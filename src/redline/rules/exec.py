@@ -5,7 +5,6 @@ they carry and the other rules judge it."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 
 from redline.decision import Severity, Span
@@ -18,6 +17,7 @@ from redline.shell import carriers, paths
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import SHELLS, SOURCE, interpreter_family
 from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
 from redline.shell.wrappers import split_wrapper
 
 D = Severity.DANGEROUS
@@ -27,7 +27,7 @@ _CODE_FAMILIES = frozenset({"python", "pypy", "perl", "ruby", "node", "nodejs", 
 _ELEVATORS = frozenset({"sudo", "doas", "run0", "pkexec"})
 _SU_COMMAND = ("-c", "--command", "--session-command")
 # `+x`, `u+rwx`, `a=rx`, `755`: a mode that lets someone execute the file.
-_EXEC_MODE = re.compile(
+_EXEC_MODE = lazy_regex(
     r"\A(?:[ugoa]*[+=][rwxXst]*x[rwxXst]*(?:,.*)?|0?[0-7]?[0-7]*[1357][0-7]*)\Z"
 )
 

@@ -15,11 +15,11 @@ from collections.abc import Iterator
 from redline.decision import Span
 from redline.rules import argv
 from redline.rules.code import code_text
-from redline.rules.lazy_regex import lazy_regex
 from redline.rules.secrets import canonical, is_secret
 from redline.rules.senders import SENDERS, args_from_stdin, socket_redirect
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
 from redline.shell.wrappers import split_wrapper
 
 # Programs whose output is not the content of the files they are given.

@@ -9,10 +9,10 @@ from collections.abc import Iterator
 
 from redline.decision import Severity
 from redline.rules import argv
-from redline.rules.lazy_regex import lazy_regex
 from redline.rules.model import Rule, rule
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC
 
 D = Severity.DANGEROUS

@@ -7,13 +7,13 @@ from collections.abc import Callable, Iterator
 
 from redline.decision import Severity, Span
 from redline.rules import targets
-from redline.rules.lazy_regex import lazy_regex
 from redline.rules.model import InvocationTest, Rule, rule
 from redline.rules.wipers import WIPERS, wipe_device
 from redline.shell import paths
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import inline_code
 from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
 
 H = Severity.HARDLINE
 

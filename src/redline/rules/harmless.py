@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 
-from redline.rules.lazy_regex import lazy_regex
+from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC
 
 

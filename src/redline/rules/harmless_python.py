@@ -6,7 +6,7 @@ Python code: most hooks judge a plain command line.
 
 import ast
 
-from redline.rules.lazy_regex import lazy_regex
+from redline.shell.lazy_regex import lazy_regex
 
 
 def _names(text: str) -> frozenset[str]:

@@ -16,6 +16,7 @@ from redline.rules.senders import args_from_stdin, socket_redirect
 from redline.shell import paths
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC
 
 # Programs that print what they fetch from the network.
@@ -24,8 +25,8 @@ FETCHERS = frozenset({"curl", "wget", "wget2", "fetch", "http", "https", "xh", "
                       "netcat", "socat", "iwr", "irm", "invoke-webrequest",
                       "invoke-restmethod"})  # fmt: skip
 _NC_EXEC = ("-e", "-c", "--exec", "--sh-exec", "--lua-exec")
-_SOCAT_NET = re.compile(r"\A(?:TCP|UDP|SCTP|OPENSSL|SSL|DTLS|SOCKS|PROXY|VSOCK)", re.IGNORECASE)
-_SOCAT_RUN = re.compile(r"\A(?:EXEC|SYSTEM):", re.IGNORECASE)
+_SOCAT_NET = lazy_regex(r"\A(?:TCP|UDP|SCTP|OPENSSL|SSL|DTLS|SOCKS|PROXY|VSOCK)", re.IGNORECASE)
+_SOCAT_RUN = lazy_regex(r"\A(?:EXEC|SYSTEM):", re.IGNORECASE)
 
 
 def fetches(inv: Invocation) -> bool:

@@ -6,8 +6,8 @@ from __future__ import annotations
 import fnmatch
 import re
 
-from redline.rules.lazy_regex import lazy_regex
 from redline.shell import paths
+from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC
 
 _HOME_ROOT = lazy_regex(r"\A(?:/home/[^/]+|/Users/[^/]+|/root|/var/root)(?=/|\Z)")

@@ -44,7 +44,7 @@ def pattern_failures() -> list[str]:
     import importlib
     import re
 
-    from redline.rules.lazy_regex import compile_all
+    from redline.shell.lazy_regex import compile_all
 
     folder = os.path.dirname(os.path.abspath(__file__))
     try:

@@ -8,8 +8,8 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from redline.rules import argv
-from redline.rules.lazy_regex import lazy_regex
 from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
 
 _REMOTE = lazy_regex(r"\A(?:[a-z][\w+.-]*://|\[[^\]]+\]:|[\w.-]+@[\w.-]+:|[a-z0-9][\w.-]*:(?!//))",
                      re.IGNORECASE)  # fmt: skip

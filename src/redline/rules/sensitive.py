@@ -8,13 +8,13 @@ from collections.abc import Callable, Iterator
 
 from redline.decision import Severity
 from redline.rules import argv, targets
-from redline.rules.lazy_regex import lazy_regex
 from redline.rules.model import InvocationTest, Rule, rule
 from redline.rules.secrets import SSH_DIR, canonical, is_project_env
 from redline.rules.senders import is_remote
 from redline.shell import paths
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
 
 S = Severity.SENSITIVE
 

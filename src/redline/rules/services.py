@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from redline.decision import Severity
 from redline.rules import argv
-from redline.rules.lazy_regex import lazy_regex
 from redline.rules.model import Rule, rule
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
 
 D = Severity.DANGEROUS
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 from redline.decision import Severity
 from redline.rules import argv
 from redline.rules.destructive import CORE_DIRS
-from redline.rules.lazy_regex import lazy_regex
 from redline.rules.model import Rule, rule
 from redline.shell import paths
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
 
 D = Severity.DANGEROUS
 

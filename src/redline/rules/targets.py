@@ -10,10 +10,11 @@ from redline.shell import find, paths
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import inline_code, interpreter_family
 from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC, Word
 
 # Raw block devices: disks, partitions, RAID, device-mapper, loop, NBD, MTD.
-RAW_DEVICE = re.compile(
+RAW_DEVICE = lazy_regex(
     r"\A/dev/(?:sd[a-z]|hd[a-z]|vd[a-z]|xvd[a-z]|nvme\d|mmcblk\d|r?disk\d|md\d|md/|dm-\d"
     r"|mapper/|loop\d|nbd\d|zd\d|bcache\d|mtdblock\d|sr\d|root\b|disk/by-|block/)",
     re.IGNORECASE,
@@ -34,7 +35,7 @@ def recursive(inv: Invocation) -> bool:
 
 # Library calls that delete a whole tree, given a literal path: Python, Ruby,
 # Node, Perl. `rmSync`/`rmdirSync` delete a tree only with `recursive`.
-_CODE_TREE_DELETE = re.compile(
+_CODE_TREE_DELETE = lazy_regex(
     r"""\b(?:rmtree|rm_rf|rm_r|remove_dir|remove_entry(?:_secure)?|remove_tree|removeSync"""
     r"""|rimraf(?:\.sync)?|remove_dir_all|(?P<node>rmSync|rmdirSync))\s*\(\s*"""
     r"""(?:path\s*=\s*)?[rbf]?(?P<q>['"])(?P<path>[^'"]*)(?P=q)"""
@@ -46,7 +47,7 @@ _FILE_REMOVERS = frozenset({"rm", "unlink", "shred", "srm", "wipe", "scrub"})
 
 # The home directory as code spells it: `os.path.expanduser("~")`, `Path.home()`,
 # `os.homedir()`, `Dir.home`, `os.environ["HOME"]`, `process.env.HOME`.
-_CODE_HOME = re.compile(
+_CODE_HOME = lazy_regex(
     r"""(?:os\.path\.)?expanduser\(\s*['"]~['"]\s*\)|(?:pathlib\.)?Path\.home\(\s*\)"""
     r"""|(?:require\(\s*['"]os['"]\s*\)|os)\.homedir\(\s*\)|\bDir\.home\b"""
     r"""|os\.environ\[\s*['"]HOME['"]\s*\]|process\.env\.HOME|\$ENV\{HOME\}|ENV\[['"]HOME['"]\]"""

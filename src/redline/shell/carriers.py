@@ -10,6 +10,7 @@ import re
 from typing import NamedTuple
 
 from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC, Word
 
 SHELLS = frozenset(
@@ -22,7 +23,7 @@ INTERPRETERS = frozenset(
     {"python", "pypy", "perl", "ruby", "node", "nodejs", "bun", "deno", "php", "lua", "luajit",
      "rscript", "osascript", "tclsh", "awk", "gawk", "mawk", "nawk", "jshell", "irb"}
 )  # fmt: skip
-_VERSIONED = re.compile(r"^(python|pypy|perl|ruby|lua|php|node)[\d.]*$")
+_VERSIONED = lazy_regex(r"^(python|pypy|perl|ruby|lua|php|node)[\d.]*$")
 
 
 class Carried(NamedTuple):
@@ -250,14 +251,14 @@ def _dash_c(inv: Invocation) -> list[Carried]:
 
 
 # A call that hands a string to the system shell, in the common interpreters.
-_SYSTEM_CALL = re.compile(
+_SYSTEM_CALL = lazy_regex(
     r"(?:\b(?:system|popen|popen2|popen3|check_output|check_call|call|run|spawn|spawnSync|"
     r"exec|execSync|execFileSync|Popen|getoutput|getstatusoutput|shell_exec|passthru|"
     r"proc_open|capture2|capture3|spawn_command|Command)\s*\()"
 )
-_BACKTICKS = re.compile(r"`([^`]*)`|\bqx\s*[{(\[/](.*?)[})\]/]|%x[{(\[](.*?)[})\]]")
-_BARE_CALL = re.compile(r"\b(?:system|exec|spawn)\s+(?=[\"'])")
-_STRING = re.compile(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
+_BACKTICKS = lazy_regex(r"`([^`]*)`|\bqx\s*[{(\[/](.*?)[})\]/]|%x[{(\[](.*?)[})\]]")
+_BARE_CALL = lazy_regex(r"\b(?:system|exec|spawn)\s+(?=[\"'])")
+_STRING = lazy_regex(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
 
 
 def _shell_in_code(code: str, name: str) -> list[Carried]:
@@ -299,10 +300,10 @@ def _shell_in_code(code: str, name: str) -> list[Carried]:
 
 
 # awk runs a command for `print ... | "CMD"` and `"CMD" | getline`.
-_AWK_PRINT_PIPE = re.compile(
+_AWK_PRINT_PIPE = lazy_regex(
     r"\bprintf?\b((?:[^|;}\n\"]|\"(?:[^\"\\]|\\.)*\")*)\|\s*\"((?:[^\"\\]|\\.)*)\""
 )
-_AWK_GETLINE = re.compile(r"\"((?:[^\"\\]|\\.)*)\"\s*\|\s*getline\b")
+_AWK_GETLINE = lazy_regex(r"\"((?:[^\"\\]|\\.)*)\"\s*\|\s*getline\b")
 
 
 def _awk_pipes(code: str) -> list[str]:

@@ -6,15 +6,15 @@ like any command list, and every block must be closed (F-SHELL-1).
 
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING, Any
 
 from redline.decision import Span
 from redline.shell import lexer
+from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import FunctionDef, Redirect, SimpleCommand, Word
 
 # A coprocess's name, when a compound command follows it.
-_COPROC_NAME = re.compile(
+_COPROC_NAME = lazy_regex(
     r"[A-Za-z_][A-Za-z0-9_]*[ \t]+(?=\{[ \t\n]|\(|(?:while|until|for|if|case|\[\[)[ \t\n;(])"
 )
 

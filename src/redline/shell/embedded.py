@@ -14,6 +14,7 @@ from typing import NamedTuple
 from redline.shell import longopts
 from redline.shell.carriers import quote
 from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC, Word
 from redline.shell.wrappers import WRAPPERS, skip_options
 
@@ -46,10 +47,10 @@ def _ssh_option(option: str, text: str) -> str | None:
 
 
 # An ex command that runs a shell: `!CMD`, `:silent !CMD`, `r !CMD`, `w !CMD`.
-_EX_BANG = re.compile(
+_EX_BANG = lazy_regex(
     r"^[\s:]*(?:sil(?:ent)?!?\s*)?(?:[%.$\d,]*\s*)?(?:r(?:ead)?|w(?:rite)?)?\s*!(.*)"
 )
-_EX_CALL = re.compile(r"""\b(?:system|systemlist|jobstart|termopen)\s*\(\s*(['"])(.*?)\1""")
+_EX_CALL = lazy_regex(r"""\b(?:system|systemlist|jobstart|termopen)\s*\(\s*(['"])(.*?)\1""")
 
 
 def _ex_command(option: str, text: str) -> str | None:
@@ -165,7 +166,7 @@ def _option_values(name: str, spec: _Spec, values: tuple[str, ...]) -> Iterator[
 
 # sed's `e CMD` command, after an optional address: it runs CMD (to the end
 # of the line) with `sh`.
-_SED_E = re.compile(
+_SED_E = lazy_regex(
     r"(?:^|[;\n{}])\s*(?:(?:\d+|\$|/(?:[^/\\\n]|\\.)*/)(?:\s*,\s*(?:\d+|\$|/(?:[^/\\\n]|\\.)*/))?)?"
     r"\s*!?\s*e[ \t]+([^\n]+)"
 )
@@ -203,7 +204,7 @@ def _sed_commands(inv: Invocation) -> list[str]:
 # before them (run by a shell), or each argument when there are none.
 _ARG_SEPARATORS = frozenset({":::", ":::+"})
 _FILE_SEPARATORS = frozenset({"::::", "::::+"})
-_PLACEHOLDER = re.compile(r"\{(?:\d+)?(?:\.|/|//|/\.)?\}")
+_PLACEHOLDER = lazy_regex(r"\{(?:\d+)?(?:\.|/|//|/\.)?\}")
 MAX_PARALLEL_ARGS = 16
 
 

@@ -1,4 +1,7 @@
-"""Rule patterns compiled once per process, on first use (docs/adr/0003).
+"""Patterns compiled once per process, on first use (docs/adr/0003).
+
+It lives with the shell analysis, the lowest layer, so that the shell's own
+patterns, the rules' and the gate's all use it and `compile_all` sees them all.
 
 A hook judges one command and starts once per tool call: compiling every
 rule's patterns when the catalogue loads cost it ~16 ms, mostly for rules

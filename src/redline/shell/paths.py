@@ -10,8 +10,8 @@ starts with something computed at run time.
 from __future__ import annotations
 
 import fnmatch
-import re
 
+from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC
 
 GLOB_CHARS = frozenset("*?[")
@@ -29,7 +29,7 @@ SYSTEM_DIRS = frozenset(
 )  # fmt: skip
 _SYSTEM_LOWER = frozenset(d.lower() for d in SYSTEM_DIRS)
 _HOME_PARENTS = ("/home/", "/Users/")
-_USER_HOME = re.compile(r"\A(?:/home/[^/]+|/Users/[^/]+|/root|/var/root)\Z")
+_USER_HOME = lazy_regex(r"\A(?:/home/[^/]+|/Users/[^/]+|/root|/var/root)\Z")
 
 
 def normalize(value: str, cwd: str | None = None) -> str | None:
