@@ -179,6 +179,17 @@ def handle(
     environ: Mapping[str, str],
 ) -> HookReply:
     """Judge one event. Never raises: every failure is the adapter's block."""
+    import gc
+
+    # A process's first call imports the gate, which allocates enough objects
+    # to set off several cyclic collections (~3 ms of a hook's start) that find
+    # nothing to free: the modules live until the process ends. Collect
+    # nothing during that call; afterwards what it loaded is frozen (kept out
+    # of later collections), so a process that goes on judging collects as
+    # before.
+    cold = gc.isenabled() and "redline.hooks.judge" not in sys.modules
+    if cold:
+        gc.disable()
     try:
         call = adapter.parse(read_payload(stdin), settings)
         from redline.hooks import judge
@@ -195,6 +206,10 @@ def handle(
         return adapter.failure(f"redline blocked this call: {error}")
     except Exception as error:  # noqa: BLE001 - fail closed on anything
         return adapter.failure(internal_error(error))
+    finally:
+        if cold:
+            gc.freeze()
+            gc.enable()
 
 
 def internal_error(error: BaseException) -> str:
