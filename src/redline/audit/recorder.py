@@ -7,7 +7,6 @@ gate failure: callers catch `LogUnavailable` and answer `deny_log_unavailable`.
 from __future__ import annotations
 
 import enum
-import math
 import os
 import time
 from collections.abc import Mapping
@@ -198,6 +197,8 @@ def _plain(value: Any) -> Any:
     if value is None or isinstance(value, bool | int):
         return value
     if isinstance(value, float):
+        import math  # rare: kept off the hook's start
+
         return value if math.isfinite(value) else str(value)
     if isinstance(value, Mapping):
         return {_text(str(key)): _plain(item) for key, item in value.items()}

@@ -4,8 +4,6 @@ Each function here finds the text an invocation will run as shell code, so
 the analysis can parse it again with the same rules: quoting is not a bypass.
 """
 
-import base64
-import binascii
 import re
 from typing import NamedTuple
 
@@ -368,6 +366,9 @@ def static_output(inv: Invocation) -> str | None:
 def _b64decode(text: str | None) -> str:
     if not text:
         return DYNAMIC
+    import base64  # only for base64 carriers: kept off every hook's start
+    import binascii
+
     try:
         return base64.b64decode("".join(text.split()), validate=False).decode("utf-8", "replace")
     except (ValueError, binascii.Error):
