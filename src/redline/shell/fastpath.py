@@ -13,9 +13,10 @@ import re
 
 from redline.decision import Span
 from redline.shell import lexer
+from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import Redirect, Script, SimpleCommand, Word
 
-_TOKEN = re.compile(
+_TOKEN = lazy_regex(
     r"(?P<blank>[ \t]+)"
     r"|(?P<op>&&|\|\||\|&|[|;\n]|&(?!>))"
     r"|(?P<redirect>[0-9]*(?:>>|>&|&>>|&>|>\||<&|<>|>(?!\()|<(?![<(])))"
@@ -25,7 +26,7 @@ _TOKEN = re.compile(
 )
 # Words of plain characters separated by single spaces: one command, no quoting.
 _PLAIN_LINE = re.compile(r"[^;&|<>()'\"\\$`{}~#!\s]+(?: [^;&|<>()'\"\\$`{}~#!\s]+)*")
-_QUOTED_PART = re.compile(r"'([^']*)'|\"([^\"]*)\"|([^'\"]+)")
+_QUOTED_PART = lazy_regex(r"'([^']*)'|\"([^\"]*)\"|([^'\"]+)")
 _GLOB = frozenset("*?[")
 _PIPE = frozenset({"|", "|&"})
 

@@ -7,6 +7,9 @@ parse must respect (F-SHELL-7).
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+from redline.shell.lazy_regex import lazy_regex
 
 # Bounds: past any of them the parse stops with an error, which is never ALLOW.
 MAX_INPUT_CHARS = 2 * 1024 * 1024
@@ -18,17 +21,42 @@ MAX_PIPELINE_STAGES = 256
 
 # Characters that end an unquoted word.
 WORD_BREAK = frozenset(" \t\n;&|<>()")
-# A run of characters that need no special treatment inside an unquoted word.
-PLAIN_RUN = re.compile(r"[^\s;&|<>()'\"\\$`*?\[{~]+")
-# Same, inside double quotes.
-DQ_RUN = re.compile(r'[^"\\$`]+')
-BLANKS = re.compile(r"[ \t]+")
-NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
-ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?=")
-REDIRECT = re.compile(r"(\d+|\{[A-Za-z_][A-Za-z0-9_]*\})?(<<<|<<-|<<|<>|<&|>>|>&|>\||&>>|&>|<|>)")
-# A reserved word candidate at command position: it must end at a metacharacter.
-KEYWORD = re.compile(r"(?:\[\[|[!{}]|[a-z]+)(?=[\s;&|<>()]|\Z)")
-CONTROL = re.compile(r";;&|;;|;&|&&|\|\||\|&|[;&|\n]")
+# The lexical patterns compile on first use, through the module's
+# `__getattr__` (read them as `lexer.NAME`; the first read stores the compiled
+# pattern as a module global, so later reads cost nothing extra). A plain
+# command line on the fast path needs only ASSIGNMENT; compiling them all cost
+# every hook's start about 1 ms.
+_PATTERNS = {
+    # A run of characters that need no special treatment inside an unquoted word.
+    "PLAIN_RUN": lazy_regex(r"[^\s;&|<>()'\"\\$`*?\[{~]+"),
+    # Same, inside double quotes.
+    "DQ_RUN": lazy_regex(r'[^"\\$`]+'),
+    "BLANKS": lazy_regex(r"[ \t]+"),
+    "NAME": lazy_regex(r"[A-Za-z_][A-Za-z0-9_]*"),
+    "ASSIGNMENT": lazy_regex(r"[A-Za-z_][A-Za-z0-9_]*(?:\[[^\]]*\])?\+?="),
+    "REDIRECT": lazy_regex(
+        r"(\d+|\{[A-Za-z_][A-Za-z0-9_]*\})?(<<<|<<-|<<|<>|<&|>>|>&|>\||&>>|&>|<|>)"
+    ),
+    # A reserved word candidate at command position: it must end at a metacharacter.
+    "KEYWORD": lazy_regex(r"(?:\[\[|[!{}]|[a-z]+)(?=[\s;&|<>()]|\Z)"),
+}
+if TYPE_CHECKING:
+    PLAIN_RUN: re.Pattern[str]
+    DQ_RUN: re.Pattern[str]
+    BLANKS: re.Pattern[str]
+    NAME: re.Pattern[str]
+    ASSIGNMENT: re.Pattern[str]
+    REDIRECT: re.Pattern[str]
+    KEYWORD: re.Pattern[str]
+
+
+def __getattr__(name: str) -> re.Pattern[str]:
+    lazy = _PATTERNS.get(name)
+    if lazy is None:
+        raise AttributeError(f"module `{__name__}` has no attribute `{name}`")
+    compiled = globals()[name] = lazy.compiled
+    return compiled
+
 
 RESERVED = frozenset(
     {"if", "then", "elif", "else", "fi", "for", "select", "in", "do", "done", "while",
@@ -99,7 +127,7 @@ def _brace_span(text: str, start: int) -> tuple[int, list[str]] | None:
     return None
 
 
-_SEQUENCE = re.compile(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?\Z")
+_SEQUENCE = lazy_regex(r"(-?\d+|[A-Za-z])\.\.(-?\d+|[A-Za-z])(?:\.\.(-?\d+))?\Z")
 
 
 def _sequence(body: str) -> list[str] | None:
