@@ -14,7 +14,7 @@ from redline.rules.disk import DISK_RULES
 from redline.rules.exec import EXEC_RULES
 from redline.rules.gateway import GATEWAY_RULES
 from redline.rules.hardline import HARDLINES
-from redline.rules.model import Rule
+from redline.rules.model import InvocationTest, Rule
 from redline.rules.network import NETWORK_RULES
 from redline.rules.permissions import PERMISSION_RULES
 from redline.rules.publish import PUBLISH_RULES
@@ -58,6 +58,16 @@ def _by_program(rules: tuple[Rule, ...]) -> Mapping[str, tuple[Rule, ...]]:
 _BY_PROGRAM: Mapping[str, tuple[Rule, ...]] = _by_program(CATALOG)
 _ANY_PROGRAM: tuple[Rule, ...] = tuple(r for r in CATALOG if not r.programs and r.test)
 _SCANS: tuple[Rule, ...] = tuple(r for r in CATALOG if r.scan)
+# Per program name, the rules to try on one of its invocations, each with its
+# test: joined once here, not per invocation (the hot loop of every check).
+_Candidates = tuple[tuple[Rule, InvocationTest], ...]
+_FOR_ANY: _Candidates = tuple((r, r.test) for r in _ANY_PROGRAM if r.test is not None)
+_FOR_PROGRAM: Mapping[str, _Candidates] = MappingProxyType(
+    {
+        name: (*((r, r.test) for r in rules if r.test is not None), *_FOR_ANY)
+        for name, rules in _BY_PROGRAM.items()
+    }
+)
 
 
 def resolve(rule_id: str) -> Rule | None:
@@ -75,8 +85,13 @@ def evaluate(analysis: Analysis, rules: tuple[Rule, ...] | None = None) -> tuple
             hits[key] = RuleHit(r.id, r.description, r.severity, r.category, span, r.repair)
 
     for inv in analysis.invocations:
-        candidates = (*_BY_PROGRAM.get(inv.name, ()), *_ANY_PROGRAM) if rules is None else rules
-        for r in candidates:
+        if rules is None:
+            for r, test in _FOR_PROGRAM.get(inv.name, _FOR_ANY):
+                result = test(inv, analysis)
+                if result:
+                    add(r, result if isinstance(result, Span) else inv.span)
+            continue
+        for r in rules:
             if r.test is None or (r.programs and inv.name not in r.programs):
                 continue
             result = r.test(inv, analysis)

@@ -68,8 +68,8 @@ class Invocation:
     lazily: most invocations meet no rule that asks for them."""
 
     __slots__ = (
-        "_options", "appended_args", "argv", "background", "cwd", "depth", "index", "name",
-        "parent", "redirects", "remote", "span", "stdin_text", "upstream", "via",
+        "_options", "_values", "appended_args", "argv", "background", "cwd", "depth", "index",
+        "name", "parent", "redirects", "remote", "span", "stdin_text", "upstream", "via",
     )  # fmt: skip
 
     def __init__(
@@ -111,6 +111,7 @@ class Invocation:
         # It runs in the background (its list ends with `&`).
         self.background = background
         self._options: Options | None = None
+        self._values: tuple[str, ...] | None = None
 
     def __repr__(self) -> str:
         return (
@@ -120,7 +121,11 @@ class Invocation:
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Invocation):
             return NotImplemented
-        return all(getattr(self, k) == getattr(other, k) for k in self.__slots__ if k != "_options")
+        return all(
+            getattr(self, k) == getattr(other, k)
+            for k in self.__slots__
+            if k not in ("_options", "_values")
+        )
 
     __hash__ = None  # type: ignore[assignment]
 
@@ -136,7 +141,10 @@ class Invocation:
 
     @property
     def values(self) -> tuple[str, ...]:
-        return tuple(word.value for word in self.argv[1:])
+        # Read by many rules per invocation: build it once.
+        if self._values is None:
+            self._values = tuple(word.value for word in self.argv[1:])
+        return self._values
 
     def has_flag(self, short: str = "", long: tuple[str, ...] = ()) -> bool:
         """Any of the short flag letters or long option names is present."""
