@@ -155,8 +155,11 @@ def _written_families(analysis: Analysis) -> dict[int, frozenset[str]]:
 
 
 def _families(inv: Invocation, moved: bool) -> Iterator[str]:
+    written = tuple(_writes(inv))
+    if not written:
+        return  # most invocations write nothing
     raw = {w.value: w.raw for w in (*inv.argv, *(r.target for r in inv.redirects if r.target))}
-    for value in _writes(inv):
+    for value in written:
         if is_remote(value):
             continue  # `scp f host:.ssh/`: another machine's files
         path = canonical(value, inv.cwd, raw.get(value, ""))

@@ -43,12 +43,12 @@ _INIT_SCRIPT = lazy_regex(r"\A/(?:etc/init\.d|etc/rc\.d|etc/rc\.d/init\.d)/[^/]+
 def _service_stop(inv: Invocation, analysis: Analysis) -> bool:
     if not inv.argv:
         return False
-    operands = argv.parse(inv.values, "", ()).operands
     position = _VERB_AT.get(inv.name)
     if position is None:
         if not _INIT_SCRIPT.match(inv.argv[0].value):
             return False
         position = 0
+    operands = argv.parse(inv.values, "", ()).operands  # only for service managers
     return len(operands) > position and operands[position].lower() in _STOP_VERBS
 
 
