@@ -117,6 +117,12 @@ def dynamic_operand(inv: Invocation) -> bool:
     return inv.appended_args or any(DYNAMIC in w.value for w in inv.options.operands)
 
 
+_WRITERS = frozenset(
+    {"tee", "cp", "mv", "install", "ln", "rsync", "scp", "ddrescue", "dd", "sed", "perl",
+     "truncate", "shred", "touch", "chmod", "chown", "chgrp", "rm", "unlink"}
+)  # fmt: skip
+
+
 def written_files(inv: Invocation) -> Iterator[str]:
     """Raw values of the files an invocation writes: redirects, `tee`, `cp`
     and `mv` destinations, `dd of=`, `sed -i`, `ln` targets, `truncate`..."""
@@ -124,6 +130,8 @@ def written_files(inv: Invocation) -> Iterator[str]:
         if redirect.writes and redirect.target is not None:
             yield redirect.target.value
     name = inv.name
+    if name not in _WRITERS:
+        return  # most programs write no operand: leave their options unread
     operands = inv.options.operands
     if name == "tee":
         yield from (w.value for w in operands)
