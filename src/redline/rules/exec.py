@@ -84,8 +84,10 @@ def _code_family(inv: Invocation) -> str | None:
 
 
 def _made_executable(inv: Invocation) -> set[str]:
+    if inv.name != "chmod":
+        return set()
     operands = inv.options.operands
-    if inv.name != "chmod" or not operands:
+    if not operands:
         return set()
     mode = operands[0].value
     if not _EXEC_MODE.match(mode):

@@ -185,9 +185,11 @@ class _Trace:
 
     def taint(self, inv: Invocation) -> None:
         """Remember the files this invocation writes a secret into."""
-        operands = [w.value for w in inv.options.operands]
+        copies = inv.name in _COPIERS
+        reads_operands = copies or inv.name in ("tee", "zip", "7z", "7za")
+        operands = [w.value for w in inv.options.operands] if reads_operands else []
         written: list[str] = []
-        if inv.name in _COPIERS and len(operands) >= 2:
+        if copies and len(operands) >= 2:
             sources = [o for o in operands[:-1] if self.names_secret(o, inv)]
             if sources:
                 target = operands[-1]

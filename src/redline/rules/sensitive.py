@@ -78,15 +78,20 @@ def family_of(path: str, project_root: bool = False) -> str | None:
     return None
 
 
+_COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync"})
+# Programs whose operands `_writes` reads (the others' options stay unparsed).
+_OPERAND_WRITERS = _COPIERS | {"chattr", "setfacl"}
+
+
 def _writes(inv: Invocation) -> Iterator[str]:
     """Raw values of the files an invocation writes, beyond `targets.written_files`:
     `mv` sources, download outputs, generated keys, archive destinations."""
     yield from targets.written_files(inv)
     name, values = inv.name, inv.values
-    operands = inv.options.operands
+    operands = inv.options.operands if name in _OPERAND_WRITERS else ()
     if name == "mv" and len(operands) >= 2:
         yield from (w.value for w in operands[:-1])
-    if name in ("cp", "mv", "install", "ln", "rsync") and len(operands) >= 2:
+    if name in _COPIERS and len(operands) >= 2:
         destination = operands[-1].value
         last = destination.rstrip("/").rsplit("/", 1)[-1]
         if destination.endswith("/") or "." not in last.lstrip("."):
