@@ -47,6 +47,13 @@ RM = ("rm", "-rf", "/")
         "parallel ::: 'rm -rf /'",
         "parallel 'rm -rf {}' ::: /",
         "parallel -j2 rm -rf {1} ::: / ::: x",
+        "mysql -e 'system rm -rf /'",
+        "mysql -u root -e 'select 1; system rm -rf /'",
+        "mariadb --execute='\\! rm -rf /'",
+        "mysql -uroot -pX -e 'SYSTEM rm -rf /'",
+        "mysql -u root -p -e 'system rm -rf /'",
+        "psql -c '\\! rm -rf /'",
+        "psql -d app --command='\\! rm -rf /'",
     ],
 )
 def test_carried_command_is_analysed(argvs: Argvs, command: str) -> None:
@@ -66,6 +73,10 @@ def test_carried_command_is_analysed(argvs: Argvs, command: str) -> None:
         "sed -i 's/e foo/bar/' f",
         "sed -f script.sed f",
         "zip -T a.zip f",
+        "mysql -e 'select * from system_users'",
+        "mysql -u root -e 'show variables'",
+        "psql -c '\\dt'",
+        "psql -d app -c 'select 1'",
     ],
 )
 def test_plain_options_carry_nothing(command: str) -> None:

@@ -2,7 +2,8 @@
 
 `tar --to-command=CMD`, `tar -I CMD`, `rsync -e CMD`, `zip -TT CMD`,
 `vim -c '!CMD'`, `gdb -ex 'shell CMD'`, `ssh -o ProxyCommand=CMD`,
-`man -P CMD`, `tcpdump -z CMD`, sed's `e CMD`, `parallel 'CMD {}' ::: ARGS`:
+`man -P CMD`, `tcpdump -z CMD`, sed's `e CMD`, `parallel 'CMD {}' ::: ARGS`,
+`mysql -e 'system CMD'`, `psql -c '\\! CMD'`:
 each hands CMD to a shell. The analysis parses CMD again, so the rules judge
 the command that runs, not the option that carries it.
 """
@@ -66,6 +67,22 @@ def _gdb_command(option: str, text: str) -> str | None:
     return match.group(1) if match is not None else None
 
 
+# A database client's shell escape inside the SQL it is given: mysql's and
+# mariadb's `system CMD` / `\! CMD`, psql's `\! CMD`, each to the end of its line.
+_CLIENT_SHELL = lazy_regex(r"(?:^|[;\n])\s*(?:system[ \t]+|\\!\s*)([^\n]*)", re.IGNORECASE)
+_PSQL_SHELL = lazy_regex(r"(?:^|\n)\s*\\!\s*([^\n]*)")
+
+
+def _client_shell(option: str, text: str) -> str | None:
+    match = _CLIENT_SHELL.search(text)
+    return match.group(1) if match is not None else None
+
+
+def _psql_shell(option: str, text: str) -> str | None:
+    match = _PSQL_SHELL.search(text)
+    return match.group(1) if match is not None else None
+
+
 class _Spec(NamedTuple):
     # Short option letters whose value carries a command, and the other
     # letters that take a value (so a bundle is read right).
@@ -78,6 +95,8 @@ class _Spec(NamedTuple):
     # The command in an option's value, if it runs one.
     read: Callable[[str, str], str | None] = _value
     remote_long: frozenset[str] = frozenset()
+    # Letters whose value is optional and only ever attached (`mysql -pSECRET`, `-p`).
+    attached_only: str = ""
 
 
 _VIM = _Spec("c", "SoOpTuiwWrst", frozenset({"cmd"}), read=_ex_command)
@@ -101,6 +120,11 @@ _SPECS: dict[str, _Spec] = {
     "sftp": _SSH,
     "autossh": _SSH,
     **dict.fromkeys(("vi", "vim", "nvim", "view", "vimdiff", "gvim", "ex"), _VIM),
+    **dict.fromkeys(
+        ("mysql", "mariadb"),
+        _Spec("e", "uhPDSBOX", frozenset({"execute"}), read=_client_shell, attached_only="p"),
+    ),
+    "psql": _Spec("c", "dhpUfoLvPTF", frozenset({"command"}), read=_psql_shell),
 }
 
 
@@ -154,6 +178,8 @@ def _option_values(name: str, spec: _Spec, values: tuple[str, ...]) -> Iterator[
         if not value.startswith("-") or value == "-":
             continue
         for i, letter in enumerate(value[1:], 1):
+            if letter in spec.attached_only:
+                break  # the rest of the word is its value; the next word is not
             if letter in spec.short or letter in spec.short_values:
                 rest = value[i + 1 :]
                 if not rest and following is not None:
