@@ -54,6 +54,9 @@ RM = ("rm", "-rf", "/")
         "mysql -u root -p -e 'system rm -rf /'",
         "psql -c '\\! rm -rf /'",
         "psql -d app --command='\\! rm -rf /'",
+        "sqlite3 app.db '.shell rm -rf /'",
+        "sqlite3 -cmd '.system rm -rf /' app.db",
+        "less +'!rm -rf /' notes.txt",
     ],
 )
 def test_carried_command_is_analysed(argvs: Argvs, command: str) -> None:
@@ -77,6 +80,8 @@ def test_carried_command_is_analysed(argvs: Argvs, command: str) -> None:
         "mysql -u root -e 'show variables'",
         "psql -c '\\dt'",
         "psql -d app -c 'select 1'",
+        "sqlite3 app.db '.tables'",
+        "less +F app.log",
     ],
 )
 def test_plain_options_carry_nothing(command: str) -> None:

@@ -3,7 +3,7 @@
 `tar --to-command=CMD`, `tar -I CMD`, `rsync -e CMD`, `zip -TT CMD`,
 `vim -c '!CMD'`, `gdb -ex 'shell CMD'`, `ssh -o ProxyCommand=CMD`,
 `man -P CMD`, `tcpdump -z CMD`, sed's `e CMD`, `parallel 'CMD {}' ::: ARGS`,
-`mysql -e 'system CMD'`, `psql -c '\\! CMD'`:
+`mysql -e 'system CMD'`, `psql -c '\\! CMD'`, `sqlite3 db '.shell CMD'`, `less +'!CMD'`:
 each hands CMD to a shell. The analysis parses CMD again, so the rules judge
 the command that runs, not the option that carries it.
 """
@@ -73,6 +73,9 @@ _CLIENT_SHELL = lazy_regex(r"(?:^|[;\n])\s*(?:system[ \t]+|\\!\s*)([^\n]*)", re.
 _PSQL_SHELL = lazy_regex(r"(?:^|\n)\s*\\!\s*([^\n]*)")
 
 
+_SQLITE_SHELL = lazy_regex(r"\s*\.(?:shell|system)[ \t]+([^\n]*)")
+
+
 def _client_shell(option: str, text: str) -> str | None:
     match = _CLIENT_SHELL.search(text)
     return match.group(1) if match is not None else None
@@ -134,6 +137,11 @@ def scripts(inv: Invocation) -> list[Embedded]:
         return [Embedded("sed e", s) for s in _sed_commands(inv)]
     if name == "parallel":
         return [Embedded("parallel", s) for s in parallel_scripts(inv.argv)]
+    if name in ("sqlite3", "sqlite"):  # `sqlite3 db '.shell CMD'`, `-cmd '.system CMD'`
+        dots = (_SQLITE_SHELL.match(v) for v in inv.values)
+        return [Embedded(f"{name} .shell", m.group(1)) for m in dots if m is not None]
+    if name == "less":  # `less +'!CMD' f`: a less command run at start
+        return [Embedded("less +!", v[2:]) for v in inv.values if v.startswith("+!")]
     spec = _SPECS.get(name)
     if spec is None:
         return []
