@@ -142,7 +142,8 @@ def run_verify(args: argparse.Namespace) -> int:
         )
     elif result.broken is None:
         where = "" if result.head is None else f"; head {result.head}"
-        _print(f"ok: {result.count} entries intact in {url}{where}")
+        entries = "1 entry" if result.count == 1 else f"{result.count} entries"
+        _print(f"ok: {entries} intact in {url}{where}")
     else:
         _print(f"tampered: {result.broken} (in {url})")
     return exitcodes.ALLOW if result.ok else exitcodes.TAMPERED
