@@ -39,10 +39,13 @@ _CREDENTIAL_DIRS = ("~/.aws", "~/.gnupg", "~/.password-store", "~/.config/gcloud
 _HOME_RC = frozenset({".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
                       ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".kshrc",
                       ".login", ".mkshrc", ".cshrc", ".tcshrc", ".xprofile", ".xinitrc",
-                      ".inputrc"})  # fmt: skip
+                      ".inputrc",
+                      # git runs what its config names (aliases with `!`, core.sshCommand,
+                      # credential helpers, hooksPath): a startup file in all but name.
+                      ".gitconfig"})  # fmt: skip
 _SYSTEM_RC = ("/etc/profile", "/etc/bash.bashrc", "/etc/bashrc", "/etc/zshrc", "/etc/zshenv",
               "/etc/zprofile", "/etc/environment", "/etc/csh.cshrc", "/etc/csh.login")  # fmt: skip
-_RC_DIRS = ("~/.config/fish", "/etc/profile.d", "/etc/zsh", "/etc/fish")
+_RC_DIRS = ("~/.config/fish", "/etc/profile.d", "/etc/zsh", "/etc/fish", "~/.config/git")
 _AUTOSTART = ("~/.config/systemd/user", "~/.config/autostart", "~/Library/LaunchAgents",
               "~/.config/environment.d")  # fmt: skip
 _SYSTEM = ("/etc", "/private/etc", "/private/var", "/usr/lib/systemd", "/lib/systemd", "/boot",
@@ -295,10 +298,13 @@ SENSITIVE_RULES: tuple[Rule, ...] = (
     ),
     _family(
         "shell-rc",
-        "write to a shell startup file (`~/.bashrc`, `~/.zshrc`, `/etc/profile`...)",
-        "print the line for the owner to add to their shell startup file",
+        "write to a shell startup file or git's config (`~/.bashrc`, `~/.zshrc`, `/etc/profile`, "
+        "`~/.gitconfig`...)",
+        "print the line for the owner to add to their shell startup file or git config",
         (
             "echo 'export PATH=$PATH:~/bin' >> ~/.bashrc",
+            "printf '[alias]\\n\\tx = !sh\\n' >> ~/.gitconfig",
+            "cp dotfiles/gitconfig ~/.config/git/config",
             "sudo tee -a /etc/profile.d/x.sh",
             "echo x >> $HOME/.zshrc",
             "cp .bashrc ~/",
@@ -312,6 +318,9 @@ SENSITIVE_RULES: tuple[Rule, ...] = (
             "cp ~/.bashrc ~/.bashrc.bak",
             "echo x >> ./project/.bashrc.d",
             "grep PATH ~/.zshrc",
+            "git config --global user.name me",
+            "cat ~/.gitconfig",
+            "echo x >> ./repo/.gitconfig.example",
         ),
         aliases=("shell-rc-write",),
     ),
