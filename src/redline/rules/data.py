@@ -152,7 +152,10 @@ def _redis_flush(inv: Invocation, analysis: Analysis) -> bool:
     words = operands[:1] if operands else ()
     if inv.stdin_text is not None:
         words += tuple(line.split()[0] for line in inv.stdin_text.splitlines() if line.split())
-    return any(w.lower() in ("flushall", "flushdb") for w in words)
+    if any(w.lower() in ("flushall", "flushdb") for w in words):
+        return True
+    # `redis-cli --scan | xargs redis-cli del`: keys fed in bulk, as many as match.
+    return inv.appended_args and bool(words) and words[0].lower() in ("del", "unlink")
 
 
 _MONGO_DROP = lazy_regex(
@@ -276,7 +279,8 @@ DATA_RULES: tuple[Rule, ...] = (
         "data.redis-flush",
         "data",
         D,
-        "Redis `FLUSHALL` or `FLUSHDB`: deletes every key",
+        "Redis `FLUSHALL` or `FLUSHDB`, or `DEL` of keys fed in bulk: deletes every key, or every "
+        "key that matched",
         "delete the specific keys you created (`DEL key`)",
         programs=_REDIS,
         test=_redis_flush,
@@ -285,12 +289,16 @@ DATA_RULES: tuple[Rule, ...] = (
             "redis-cli -h cache -p 6380 -n 2 flushdb",
             "echo FLUSHALL | redis-cli",
             "valkey-cli flushall async",
+            "redis-cli --scan --pattern 'sess:*' | xargs redis-cli del",
+            "redis-cli keys '*' | xargs -n 100 redis-cli unlink",
         ),
         must_not_match=(
             "redis-cli get flushall",
             "redis-cli info",
             "redis-cli -h flushall ping",
             "echo redis-cli flushall",
+            "redis-cli del session:42",
+            "redis-cli --scan --pattern 'sess:*' | xargs redis-cli ttl",
         ),
     ),
     rule(
