@@ -6,7 +6,9 @@ the whole decision (F-HOOKS-2). Use `value._replace(field=...)` to derive one.
 """
 
 import enum
-from typing import Any, NamedTuple
+from typing import Any
+
+from redline.fasttuple import NamedTuple
 
 
 class Verdict(enum.IntEnum):

@@ -16,7 +16,9 @@ import hmac
 import secrets
 import time
 from collections.abc import Callable, Sequence
-from typing import Any, NamedTuple, Protocol
+from typing import Any, Protocol
+
+from redline.fasttuple import NamedTuple
 
 ALPHABET = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"
 CODE_LENGTH = 8

@@ -12,9 +12,10 @@ The body is stored as hashed, so verifying needs no re-encoding.
 
 import enum
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from redline.audit.entry import Entry, Head, Link, Record
+from redline.fasttuple import NamedTuple
 
 if TYPE_CHECKING:
     from hashlib import sha256 as _sha256

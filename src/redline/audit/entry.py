@@ -7,7 +7,9 @@ one entry per tool call, and importing `dataclasses` alone cost it ~10 ms.
 import enum
 import json
 import time as _time
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
+
+from redline.fasttuple import NamedTuple
 
 if TYPE_CHECKING:
     from datetime import datetime

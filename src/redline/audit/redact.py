@@ -10,8 +10,9 @@ feeds a verdict: the gate decides on the raw call, this only cleans copies.
 import re
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
-from typing import Any, NamedTuple
+from typing import Any
 
+from redline.fasttuple import NamedTuple
 from redline.shell.lazy_regex import lazy_regex
 
 MIN_VALUE_LENGTH = 8

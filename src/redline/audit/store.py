@@ -8,7 +8,7 @@ opened, so that the hook path never loads a database driver it does not use.
 import os
 from collections.abc import Iterator, Mapping, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, Self
+from typing import TYPE_CHECKING, Any, Protocol, Self
 
 from redline.audit.chain import (
     GENESIS,
@@ -20,6 +20,7 @@ from redline.audit.chain import (
     verify,
 )
 from redline.audit.entry import Entry, Head, Link, Record, format_epoch, format_time
+from redline.fasttuple import NamedTuple
 
 if TYPE_CHECKING:
     from datetime import datetime, timedelta

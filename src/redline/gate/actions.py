@@ -9,7 +9,9 @@ checks and the engine normalise them.
 import enum
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
+
+from redline.fasttuple import NamedTuple
 
 
 class ActionKind(enum.StrEnum):

@@ -10,7 +10,8 @@ import contextlib
 import enum
 from collections.abc import Iterator
 from contextvars import ContextVar, Token
-from typing import NamedTuple
+
+from redline.fasttuple import NamedTuple
 
 
 class ContextKind(enum.StrEnum):

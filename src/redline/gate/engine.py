@@ -8,9 +8,9 @@ before (session or always); then the rejection memory; then the context
 """
 
 from collections.abc import Callable
-from typing import NamedTuple
 
 from redline.decision import Decision, RuleHit, Severity, Verdict
+from redline.fasttuple import NamedTuple
 from redline.gate import shape
 from redline.gate.actions import Action, ActionKind, ToolCall
 from redline.gate.context import CallContext

@@ -12,8 +12,8 @@ remembered one wrote, or when its code or instructions name a path it wrote.
 
 import enum
 import re
-from typing import NamedTuple
 
+from redline.fasttuple import NamedTuple
 from redline.gate.actions import ActionKind
 from redline.gate.effects import Facts
 from redline.rules.catalog import resolve

@@ -10,9 +10,9 @@ heredocs to an interpreter) by the paths it mentions and whether it writes.
 import functools
 import re
 from collections.abc import Iterator
-from typing import NamedTuple
 
 from redline.decision import RuleHit, Severity, Span
+from redline.fasttuple import NamedTuple
 from redline.gate import liveness, loopback
 from redline.gate.actions import Action, ActionKind
 from redline.gate.operands import (

@@ -9,9 +9,9 @@ the agent wrote. Paths written and read are compared in the same spelling.
 """
 
 import re
-from typing import NamedTuple
 
 from redline.decision import Decision, RuleHit, Span
+from redline.fasttuple import NamedTuple
 from redline.shell.lazy_regex import lazy_regex
 
 # Homes the catalogue already knows by their own spelling.

@@ -10,8 +10,8 @@ alarm here costs less than a miss).
 import enum
 import fnmatch
 from collections.abc import Iterator, Mapping
-from typing import NamedTuple
 
+from redline.fasttuple import NamedTuple
 from redline.shell import paths
 from redline.shell.lazy_regex import lazy_regex
 

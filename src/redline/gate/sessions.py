@@ -7,8 +7,8 @@ or change it.
 import enum
 from _thread import allocate_lock  # `threading.Lock`, without loading `threading`
 from collections.abc import Iterable
-from typing import NamedTuple
 
+from redline.fasttuple import NamedTuple
 from redline.gate.effects import Subject
 from redline.gate.memory import Fingerprint, Outcome, RejectionMemory
 

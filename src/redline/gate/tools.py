@@ -9,8 +9,9 @@ import re
 import shlex
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
+from redline.fasttuple import NamedTuple
 from redline.gate.actions import Action, ActionKind, ToolCall
 from redline.gate.patchfile import patch_paths
 from redline.shell.lazy_regex import lazy_regex

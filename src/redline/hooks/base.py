@@ -15,7 +15,9 @@ import json
 import os
 import sys
 from collections.abc import Mapping
-from typing import IO, TYPE_CHECKING, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any
+
+from redline.fasttuple import NamedTuple
 
 if TYPE_CHECKING:
     from redline.decision import Decision

@@ -18,8 +18,9 @@ import shlex
 import subprocess
 import time
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
+from redline.fasttuple import NamedTuple
 from redline.hooks.install import HOSTS, user_home
 
 SESSION = "redline-doctor"

@@ -11,8 +11,9 @@ import json
 import os
 import zlib
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import Any
 
+from redline.fasttuple import NamedTuple
 from redline.policy.model import Policy
 
 LOADER_VERSION = "1"

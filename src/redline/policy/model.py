@@ -12,9 +12,10 @@ import functools
 import re
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any, NamedTuple
+from typing import Any
 
 from redline.decision import RuleHit, Verdict
+from redline.fasttuple import NamedTuple
 
 FORMAT_VERSION = 1
 CALL_KEYS = ("tool", "kind", "path", "host", "context", "program")

@@ -4,7 +4,8 @@ options that take a value (`-c SQL`, `-cSQL`, `--command SQL`,
 (`git -C dir push`, `systemctl --user stop x`)."""
 
 from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+
+from redline.fasttuple import NamedTuple
 
 
 class Args(NamedTuple):

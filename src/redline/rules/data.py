@@ -5,9 +5,9 @@ operand, a heredoc, a pipe); Redis flushes, MongoDB drops, `dropdb`
 
 import re
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
 
 from redline.decision import Severity
+from redline.fasttuple import NamedTuple
 from redline.rules import argv
 from redline.rules.model import Rule, rule
 from redline.shell.analysis import Analysis

@@ -2,9 +2,9 @@
 matches, and the examples that prove it (F-RULES-4)."""
 
 from collections.abc import Callable, Iterable
-from typing import NamedTuple
 
 from redline.decision import Severity, Span
+from redline.fasttuple import NamedTuple
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
 

@@ -5,8 +5,8 @@ and `/dev/tcp` redirects, which make any program a sender."""
 import re
 from collections.abc import Callable, Mapping
 from types import MappingProxyType
-from typing import NamedTuple
 
+from redline.fasttuple import NamedTuple
 from redline.rules import argv
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex

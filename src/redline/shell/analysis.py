@@ -8,9 +8,9 @@ to the text the user gave.
 
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import NamedTuple
 
 from redline.decision import Span
+from redline.fasttuple import NamedTuple
 from redline.shell import aliases, carriers, fastpath, find, paths, subcommands
 from redline.shell.carriers import SOURCE
 from redline.shell.invocation import Invocation, command_name

@@ -5,8 +5,8 @@ the analysis can parse it again with the same rules: quoting is not a bypass.
 """
 
 import re
-from typing import NamedTuple
 
+from redline.fasttuple import NamedTuple
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC, Word

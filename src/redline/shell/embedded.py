@@ -10,8 +10,8 @@ the command that runs, not the option that carries it.
 
 import re
 from collections.abc import Callable, Iterator
-from typing import NamedTuple
 
+from redline.fasttuple import NamedTuple
 from redline.shell import longopts
 from redline.shell.carriers import quote
 from redline.shell.invocation import Invocation

@@ -4,9 +4,8 @@ This is what rules look at. `name` is the program's normalised name (`rm` for
 `/bin/rm`, `\\rm`, `r''m`, `RM`), or `""` when the shell computes it at run time.
 """
 
-from typing import NamedTuple
-
 from redline.decision import Span
+from redline.fasttuple import NamedTuple
 from redline.shell.longopts import LONG_OPTIONS, resolve
 from redline.shell.model import DYNAMIC, Redirect, Word
 

@@ -6,9 +6,8 @@ Offsets are into the text that was parsed; `Origin` maps them back to the
 command the user gave when the text came out of a carrier (`sh -c '...'`).
 """
 
-from typing import NamedTuple
-
 from redline.decision import Span
+from redline.fasttuple import NamedTuple
 
 # Stands for text the shell computes at run time (`$VAR`, `$(cmd)`).
 DYNAMIC = "\x00"

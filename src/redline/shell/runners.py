@@ -7,8 +7,7 @@ value, how many operands come before the command, and whether the command
 is a script (`nix-shell --run 'CMD'`) rather than an argv.
 """
 
-from typing import NamedTuple
-
+from redline.fasttuple import NamedTuple
 from redline.shell.model import Word
 
 

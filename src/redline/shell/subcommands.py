@@ -5,8 +5,7 @@ cmd`, `git rebase --exec 'cmd'`, `git -c alias.x='!cmd'`, `env -S 'cmd'`,
 `echo cmd | at now`: each gives back the argv or the script that will run.
 """
 
-from typing import NamedTuple
-
+from redline.fasttuple import NamedTuple
 from redline.shell import embedded, runners
 from redline.shell.carriers import VALUE_FLAGS, interpreter_family
 from redline.shell.invocation import Invocation

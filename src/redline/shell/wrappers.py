@@ -5,8 +5,7 @@ operands it consumes before the wrapped command, and whether the wrapped
 command gets more arguments at run time (`xargs`, `find -exec`).
 """
 
-from typing import NamedTuple
-
+from redline.fasttuple import NamedTuple
 from redline.shell.model import DYNAMIC, Word
 
 

@@ -22,9 +22,9 @@ import os
 import shlex
 import sys
 from collections.abc import Mapping, Sequence
-from typing import NamedTuple
 
 from redline.approve.defaults import HOLD_TIMEOUT_S
+from redline.fasttuple import NamedTuple
 
 HOSTS = ("claude-code", "codex", "gemini", "hermes")
 FAILED_TO_RUN = "redline: the hook could not run; the call is blocked"

@@ -11,8 +11,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from typing import Any, NamedTuple
+from typing import Any
 
+from redline.fasttuple import NamedTuple
 from redline.hooks.install import (
     Change,
     Options,
