@@ -87,25 +87,23 @@ def decide(call: HookCall, environ: Mapping[str, str], shape: Shape = same) -> D
 def _record(
     call: HookCall, decision: Decision, environ: Mapping[str, str]
 ) -> tuple[Decision, int | None]:
-    from redline.audit.recorder import LogUnavailable, deny_log_unavailable, open_log
+    from redline.audit.recorder import LogUnavailable, deny_log_unavailable
     from redline.audit.recorder import record_decision as append
+    from redline.audit.shared import drop_shared_log, shared_log
 
     try:
-        store = open_log(environ=environ)
-        try:
-            seq = append(
-                store,
-                session=call.session,
-                context=call.context,
-                agent=call.host,
-                tool=call.tool,
-                args=call.args,
-                decision=decision,
-                environ=environ,
-            )
-        finally:
-            store.close()
+        seq = append(
+            shared_log(environ),
+            session=call.session,
+            context=call.context,
+            agent=call.host,
+            tool=call.tool,
+            args=call.args,
+            decision=decision,
+            environ=environ,
+        )
     except LogUnavailable as error:
+        drop_shared_log()
         denied = deny_log_unavailable(error)
         return denied._replace(context=decision.context, hits=decision.hits), None
     return decision, seq
@@ -122,7 +120,8 @@ def after(call: HookCall, environ: Mapping[str, str]) -> None:
     asked = file.read()["asks"].get(use_id)
     if not isinstance(asked, dict):
         return
-    from redline.audit.recorder import Outcome, open_log, record_outcome
+    from redline.audit.recorder import LogUnavailable, Outcome, record_outcome
+    from redline.audit.shared import drop_shared_log, shared_log
     from redline.gate.actions import ToolCall
     from redline.hooks.state import record_outcome as remember
 
@@ -135,10 +134,9 @@ def after(call: HookCall, environ: Mapping[str, str]) -> None:
     file.update(lambda data: data["asks"].pop(use_id, None))
     seq = asked.get("seq")
     if isinstance(seq, int):
-        store = open_log(environ=environ)
         try:
             record_outcome(
-                store,
+                shared_log(environ),
                 ref=seq,
                 outcome=Outcome.APPROVED,
                 channel=call.host,
@@ -147,8 +145,9 @@ def after(call: HookCall, environ: Mapping[str, str]) -> None:
                 tool=call.tool,
                 reason=f"the call ran after {call.host} asked the person",
             )
-        finally:
-            store.close()
+        except LogUnavailable:
+            drop_shared_log()
+            raise
 
 
 def cannot_ask(host: str) -> Shape:

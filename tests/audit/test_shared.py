@@ -1,0 +1,89 @@
+"""The log a process keeps open across calls (`redline.audit.shared`)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from redline.audit.entry import Kind, Record
+from redline.audit.recorder import open_log
+from redline.audit.shared import drop_shared_log, shared_log
+from redline.audit.store import Store, verify_store
+
+
+@pytest.fixture(autouse=True)
+def _fresh() -> Iterator[None]:
+    drop_shared_log()
+    yield
+    drop_shared_log()
+
+
+def env_for(home: Path) -> dict[str, str]:
+    return {"REDLINE_HOME": str(home)}
+
+
+def note(store: Store, text: str) -> None:
+    store.append(Record(Kind.DECISION, "2030-01-01T00:00:00Z", session=text))
+
+
+def sessions(store: Store) -> list[str]:
+    return [json.loads(link[3])["session"] for link in store.links()]
+
+
+def test_the_same_store_serves_call_after_call(tmp_path: Path) -> None:
+    first = shared_log(env_for(tmp_path))
+    assert shared_log(env_for(tmp_path)) is first
+
+
+def test_another_log_replaces_the_kept_one(tmp_path: Path) -> None:
+    first = shared_log(env_for(tmp_path / "a"))
+    second = shared_log(env_for(tmp_path / "b"))
+    assert second is not first
+    assert shared_log(env_for(tmp_path / "b")) is second
+
+
+def test_a_log_deleted_underneath_is_reopened_not_written_to_the_void(tmp_path: Path) -> None:
+    env = env_for(tmp_path)
+    first = shared_log(env)
+    note(first, "before")
+    path = Path(first.path)  # type: ignore[attr-defined]  # an SqliteStore
+    for suffix in ("", "-wal", "-shm"):
+        Path(f"{path}{suffix}").unlink(missing_ok=True)
+    second = shared_log(env)
+    assert second is not first
+    note(second, "after")
+    reader = open_log(environ=env)
+    try:
+        assert sessions(reader) == ["after"]
+    finally:
+        reader.close()
+
+
+def test_a_hook_process_that_never_closes_loses_nothing(tmp_path: Path) -> None:
+    # Ten processes append and end with os._exit, as a hook does; a new
+    # reader sees every entry and an intact chain.
+    script = (
+        "import os, sys\n"
+        "from redline.audit.entry import Kind, Record\n"
+        "from redline.audit.shared import shared_log\n"
+        "record = Record(Kind.DECISION, '2030-01-01T00:00:00Z', session=sys.argv[1])\n"
+        "shared_log(os.environ).append(record)\n"
+        "os._exit(0)\n"
+    )
+    env = {**os.environ, **env_for(tmp_path)}
+    for n in range(10):
+        subprocess.run([sys.executable, "-c", script, str(n)], env=env, check=True)
+    reader = open_log(environ=env_for(tmp_path))
+    try:
+        assert reader.count() == 10
+        report = verify_store(reader)
+        assert report.ok, report
+        assert sessions(reader) == [str(n) for n in range(10)]
+    finally:
+        reader.close()
