@@ -2,8 +2,9 @@
 
     python bench/bench_hooks.py [--runs N]
 
-For each agent's hook: process start to decision (the whole `python -m
-redline hook AGENT` process, stdin to exit), median and p90 over N runs, for
+For each agent's hook: process start to decision (the whole hook process as
+installed, `python -c 'import redline.__main__ as m; m.run()' hook AGENT`,
+stdin to exit), median and p90 over N runs, for
 an allowed call and for a denied one, against `python -c pass` (the target
 is at most 4x). Then where the time goes: `-X importtime` of one hook by
 part of redline (lowest of the runs), and in-process the gate's construction,
@@ -18,15 +19,19 @@ import collections
 import json
 import os
 import re
+import resource
 import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 CWD = "/srv/project"
+# Beyond `ls -la` and `rm -rf /`: an everyday compound command, and an asked one.
+EVERYDAY = "cd src && git status --short | grep -v '^??' > changes.txt; npm test 2>&1 | tail -5"
+ASKED = "git push --force origin main"
 
 
 def payloads(host: str, command: str) -> dict[str, Any]:
@@ -60,12 +65,56 @@ def payloads(host: str, command: str) -> dict[str, Any]:
 
 
 def timed(argv: list[str], stdin: str, env: dict[str, str], runs: int) -> list[float]:
-    times: list[float] = []
+    return sorted(run_once(argv, stdin, env)[0] for _ in range(runs))
+
+
+def run_once(argv: list[str], stdin: str, env: dict[str, str]) -> tuple[float, float]:
+    """(wall ms, cpu ms) of one process, stdin to exit."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    subprocess.run(argv, input=stdin, capture_output=True, text=True, env=env, check=False)
+    wall = (time.perf_counter() - start) * 1000
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime) * 1000
+    return wall, cpu
+
+
+class Row(NamedTuple):
+    median: float
+    p90: float
+    ratio: float
+    cpu: float
+    cpu_ratio: float
+
+
+def against_pass(
+    argv: list[str], stdin: str, baseline: list[str], env: dict[str, str], runs: int
+) -> Row:
+    """`argv` timed in runs alternating with `baseline`'s, and divided by them."""
+    walls, cpus, base_walls, base_cpus = [], [], [], []
     for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(argv, input=stdin, capture_output=True, text=True, env=env, check=False)
-        times.append((time.perf_counter() - start) * 1000)
-    return sorted(times)
+        wall, cpu = run_once(baseline, "", env)
+        base_walls.append(wall)
+        base_cpus.append(cpu)
+        wall, cpu = run_once(argv, stdin, env)
+        walls.append(wall)
+        cpus.append(cpu)
+    median, p90 = summary(sorted(walls))
+    cpu = statistics.median(cpus)
+    return Row(
+        median,
+        p90,
+        median / statistics.median(base_walls),
+        cpu,
+        cpu / max(statistics.median(base_cpus), 1e-3),
+    )
+
+
+def print_row(name: str, row: Row) -> None:
+    print(
+        f"{name:44} {row.median:7.1f} {row.p90:7.1f} {row.ratio:7.2f} {row.cpu:7.1f} "
+        f"{row.cpu_ratio:7.2f}"
+    )
 
 
 # The parts of a start-up, first match wins (a string is a module-name prefix, a
@@ -200,58 +249,47 @@ def main() -> int:
             stdin = json.dumps(payloads(host, "ls -la"))
             timed([py, "-m", "redline", "hook", host], stdin, env, 2)
 
-        base, _ = summary(timed([py, "-c", "pass"], "", env, runs))
-        rows = [("python -c pass", base, None)]
+        from redline.hooks.install import RUN
+
+        print(
+            f"cold start, median of {runs} runs (ms); target: hook <= 4x `python -c pass`.\n"
+            "Each row alternates its runs with `python -c pass` runs and is divided by\n"
+            "their median, so load from elsewhere on the machine hits both alike; cpu is\n"
+            "the process's user+system time.\n"
+        )
+        print(f"{'':44} {'median':>7} {'p90':>7} {'x pass':>7} {'cpu':>7} {'x pass':>7}")
         system = shutil.which("python3")
+        measured: list[tuple[str, list[str], str]] = [("python -c pass", [py, "-c", "pass"], "")]
         if system:
-            rows.append(
-                (
-                    "python3 -c pass (system)",
-                    summary(timed([system, "-c", "pass"], "", env, runs))[0],
-                    None,
-                )
-            )
-        rows.append(
-            (
-                "python -c 'import redline'",
-                summary(timed([py, "-c", "import redline"], "", env, runs))[0],
-                None,
-            )
-        )
-        rows.append(
-            (
-                "python -c 'import redline.command'",
-                summary(timed([py, "-c", "import redline.command"], "", env, runs))[0],
-                None,
-            )
-        )
-        rows.append(
-            (
-                "python -c 'import redline.gatekeeper'",
-                summary(timed([py, "-c", "import redline.gatekeeper"], "", env, runs))[0],
-                None,
-            )
-        )
-        print(f"cold start, median of {runs} runs (ms); target: hook <= 4x `python -c pass`\n")
-        print(f"{'':44} {'median':>8} {'p90':>8} {'x pass':>7}")
-        for name, ms, _ in rows:
-            print(f"{name:44} {ms:8.1f} {'':>8} {ms / base:7.1f}")
+            measured.append(("python3 -c pass (system)", [system, "-c", "pass"], ""))
+        for module in ("redline", "redline.command", "redline.gatekeeper"):
+            measured.append((f"python -c 'import {module}'", [py, "-c", f"import {module}"], ""))
         for host in ("claude-code", "codex", "gemini", "hermes", "generic"):
             for label, command in (("allow", "ls -la"), ("deny", "rm -rf /")):
                 stdin = json.dumps(payloads(host, command))
-                median, p90 = summary(timed([py, "-m", "redline", "hook", host], stdin, env, runs))
-                name = f"redline hook {host} ({label})"
-                print(f"{name:44} {median:8.1f} {p90:8.1f} {median / base:7.1f}")
+                measured.append(
+                    (f"redline hook {host} ({label})", [py, "-c", RUN, "hook", host], stdin)
+                )
+        for label, command in (("a pipeline", EVERYDAY), ("asked", ASKED)):
+            stdin = json.dumps(payloads("claude-code", command))
+            argv = [py, "-c", RUN, "hook", "claude-code"]
+            measured.append((f"redline hook claude-code ({label})", argv, stdin))
+        stdin = json.dumps(payloads("claude-code", "ls -la"))
+        argv = [py, "-m", "redline", "hook", "claude-code"]
+        measured.append(("python -m redline hook claude-code (allow)", argv, stdin))
+        for name, argv, stdin in measured:
+            print_row(name, against_pass(argv, stdin, [py, "-c", "pass"], env, runs))
         from redline.hooks.install import hook_command
 
         wrapped = hook_command("claude-code", environ=env)
         stdin = json.dumps(payloads("claude-code", "ls -la"))
-        median, p90 = summary(timed(["/bin/sh", "-c", wrapped], stdin, env, runs))
         name = "installed command (sh wrapper), claude-code"
-        print(f"{name:44} {median:8.1f} {p90:8.1f} {median / base:7.1f}")
+        print_row(
+            name, against_pass(["/bin/sh", "-c", wrapped], stdin, [py, "-c", "pass"], env, runs)
+        )
 
         stdin = json.dumps(payloads("claude-code", "ls -la"))
-        argv = [py, "-m", "redline", "hook", "claude-code"]
+        argv = [py, "-c", RUN, "hook", "claude-code"]
         title = "where the time goes: import time of `redline hook claude-code` (ms, self)"
         print_breakdown(title, import_breakdown(argv, stdin, env, min(runs, 10)))
 

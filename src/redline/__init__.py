@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
 if TYPE_CHECKING:
+    from typing import Any
+
     from redline.command import check_command
     from redline.decision import Decision, RuleHit, Severity, Span, Verdict
     from redline.gatekeeper import Gate, check_tool_call

@@ -34,8 +34,14 @@ def _hook_exit(code: int) -> None:
     os._exit(code)
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """`python -m redline ...`; installed hooks run it as `python -c 'import
+    redline.__main__ as m; m.run()' hook AGENT`, which skips `runpy`."""
     exit_code = _main()
     if sys.argv[1:2] == ["hook"]:
         _hook_exit(exit_code)
     sys.exit(exit_code)
+
+
+if __name__ == "__main__":
+    run()

@@ -5,10 +5,15 @@ as immutable, and importing `dataclasses` alone would cost a hook more than
 the whole decision (F-HOOKS-2). Use `value._replace(field=...)` to derive one.
 """
 
+from __future__ import annotations
+
 import enum
-from typing import Any
 
 from redline.fasttuple import NamedTuple
+
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class Verdict(enum.IntEnum):
@@ -22,7 +27,7 @@ class Verdict(enum.IntEnum):
         return self.name.lower()
 
     @classmethod
-    def parse(cls, text: str) -> "Verdict":
+    def parse(cls, text: str) -> Verdict:
         try:
             return cls[text.upper()]
         except KeyError:

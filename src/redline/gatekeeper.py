@@ -14,7 +14,6 @@ from __future__ import annotations
 import os
 from _thread import allocate_lock  # `threading.Lock`, without loading `threading`
 from collections.abc import Mapping
-from typing import Any
 
 from redline.decision import Decision
 from redline.gate import context as contexts
@@ -28,6 +27,11 @@ from redline.gate.sessions import Grant, Scope, SessionStore
 from redline.policy.allowlist import FILE_NAME, Allowlist
 from redline.policy.load import PolicyError, default_policy_path, load_policy
 from redline.policy.model import Policy
+
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 # Paths are strings here: `pathlib` is left off the hook's start.
 PathLike = str | os.PathLike[str]

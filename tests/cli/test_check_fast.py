@@ -79,3 +79,27 @@ def test_check_and_hook_start_without_argparse(tmp_path: Path) -> None:
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
     ).stdout
     assert out.splitlines()[-1] == "True 0 False False"
+
+
+def test_a_hook_process_loads_no_typing_runpy_dataclasses_or_pathlib(tmp_path: Path) -> None:
+    """ADR 0004: what a hook's start leaves out, in the installed form."""
+    from redline.hooks.install import RUN
+
+    payload = (
+        '{"session_id": "s", "cwd": "/tmp", "hook_event_name": "PreToolUse",'
+        ' "tool_name": "Bash", "tool_input": {"command": "ls -la | grep x"}}'
+    )
+    env = {"REDLINE_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    for _ in range(2):  # the first call in a new home also builds the policy cache
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", "-c", RUN, "hook", "claude-code"],
+            input=payload,
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert "redline.gatekeeper" in loaded  # the hook did judge the call
+    assert loaded & {"typing", "runpy", "dataclasses", "pathlib", "argparse"} == set()

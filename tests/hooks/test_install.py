@@ -89,6 +89,26 @@ def test_reinstall_with_other_options_replaces_ours(env: Env, tmp_path: Path) ->
     assert commands == [hook_command("claude-code", ["--allow-explicit"], environ=env)]
 
 
+def test_a_hook_installed_in_the_older_m_form_is_replaced_and_removed(
+    env: Env, tmp_path: Path
+) -> None:
+    # Earlier versions installed `python -m redline hook AGENT`.
+    home = tmp_path / "home"
+    path = home / ".claude" / "settings.json"
+    old = hook_command("claude-code", environ=env).replace(
+        "-c 'import redline.__main__ as m; m.run()'", "-m redline"
+    )
+    assert "-m redline hook claude-code ||" in old
+    write(path, {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"command": old}]}]}})
+    install("claude-code", home=str(home), environ=env)
+    data = json.loads(path.read_text())
+    commands = [h["command"] for g in data["hooks"]["PreToolUse"] for h in g["hooks"]]
+    assert commands == [hook_command("claude-code", environ=env)]
+    write(path, {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"command": old}]}]}})
+    uninstall("claude-code", home=str(home), environ=env)
+    assert json.loads(path.read_text()) == {}
+
+
 def test_codex_round_trip_with_permission_request(env: Env, tmp_path: Path) -> None:
     home = tmp_path / "home"
     path = home / ".codex" / "hooks.json"

@@ -47,7 +47,7 @@ def service_key(env: Env) -> str:
 
 def ours(data: dict[str, Any], event: str) -> list[dict[str, Any]]:
     return [
-        h for g in data["hooks"][event] for h in g["hooks"] if "-m redline hook" in h["command"]
+        h for g in data["hooks"][event] for h in g["hooks"] if "redline.__main__" in h["command"]
     ]
 
 

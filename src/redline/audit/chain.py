@@ -10,13 +10,15 @@ following hash `prev` is hashed over the canonical JSON array
 The body is stored as hashed, so verifying needs no re-encoding.
 """
 
+from __future__ import annotations
+
 import enum
 from collections.abc import Iterable, Iterator
-from typing import TYPE_CHECKING
 
 from redline.audit.entry import Entry, Head, Link, Record
 from redline.fasttuple import NamedTuple
 
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
 if TYPE_CHECKING:
     from hashlib import sha256 as _sha256
 else:
@@ -67,7 +69,7 @@ class Verification:
     def ok(self) -> bool:
         return self.broken is None
 
-    def replace(self, *, broken: Break | None) -> "Verification":
+    def replace(self, *, broken: Break | None) -> Verification:
         return Verification(self.count, self.head, broken)
 
     def __eq__(self, other: object) -> bool:

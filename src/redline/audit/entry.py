@@ -4,15 +4,18 @@ They are named tuples, not dataclasses (see docs/adr/0002): a hook records
 one entry per tool call, and importing `dataclasses` alone cost it ~10 ms.
 """
 
+from __future__ import annotations
+
 import enum
 import json
 import time as _time
-from typing import TYPE_CHECKING, Any
 
 from redline.fasttuple import NamedTuple
 
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
 if TYPE_CHECKING:
     from datetime import datetime
+    from typing import Any
 
 TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 """Entry times are UTC text of one fixed width, so text order is time order."""
@@ -25,7 +28,7 @@ class Kind(enum.StrEnum):
     OUTCOME = "outcome"
 
 
-def format_time(moment: "datetime") -> str:
+def format_time(moment: datetime) -> str:
     """UTC text for `moment`; a naive datetime is taken to be UTC already."""
     if moment.tzinfo is not None:
         from datetime import UTC
@@ -43,7 +46,7 @@ def format_epoch(seconds: float) -> str:
     return f"{_time.strftime('%Y-%m-%dT%H:%M:%S', _time.gmtime(whole))}.{micros:06d}Z"
 
 
-def parse_time(text: str) -> "datetime":
+def parse_time(text: str) -> datetime:
     from datetime import UTC, datetime
 
     return datetime.strptime(text, TIME_FORMAT).replace(tzinfo=UTC)
@@ -116,7 +119,7 @@ class Record(NamedTuple):
         return canonical_json(self.to_json())
 
     @classmethod
-    def from_body(cls, body: str) -> "Record":
+    def from_body(cls, body: str) -> Record:
         """Read a stored body back; a damaged body raises `ValueError`."""
         try:
             data = json.loads(body)
@@ -164,7 +167,7 @@ class Entry(NamedTuple):
     record: Record
 
     @classmethod
-    def from_link(cls, link: Link) -> "Entry":
+    def from_link(cls, link: Link) -> Entry:
         seq, prev, digest, body = link
         return cls(seq, prev, digest, body, Record.from_body(body))
 
@@ -190,7 +193,7 @@ class Head(NamedTuple):
         return {"seq": self.seq, "hash": self.hash}
 
     @classmethod
-    def parse(cls, text: str) -> "Head":
+    def parse(cls, text: str) -> Head:
         """Read a head as `redline log head` prints it (JSON), as `SEQ:HASH`, or a bare hash."""
         text = text.strip()
         seq: int | None = None

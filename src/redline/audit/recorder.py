@@ -10,7 +10,6 @@ import enum
 import os
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
 
 from redline.audit.entry import Kind, Record, canonical_json, format_epoch, format_time
 from redline.audit.redact import redact_text, redact_value, secret_values
@@ -18,14 +17,17 @@ from redline.audit.store import (
     PAYLOAD_TTL_S,
     LogUnavailable,
     Payload,
-    Store,
     open_store,
     resolve_url,
 )
 from redline.decision import Decision, Verdict
 
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
 if TYPE_CHECKING:
     from datetime import datetime, timedelta
+    from typing import Any
+
+    from redline.audit.protocol import Store
 
 __all__ = [
     "MAX_ARG_CHARS",

@@ -7,13 +7,19 @@ process environment). A secret becomes `[REDACTED:<kind>]`. Redaction never
 feeds a verdict: the gate decides on the raw call, this only cleans copies.
 """
 
+from __future__ import annotations
+
 import re
 from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
-from typing import Any
 
 from redline.fasttuple import NamedTuple
 from redline.shell.lazy_regex import lazy_regex
+
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 MIN_VALUE_LENGTH = 8
 """A variable's value shorter than this is not hunted for in text (too many false hits)."""

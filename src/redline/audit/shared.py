@@ -20,7 +20,11 @@ import os
 from _thread import allocate_lock  # `threading.Lock`, without loading `threading`
 from collections.abc import Mapping
 
-from redline.audit.store import Store, open_store, resolve_url
+from redline.audit.store import open_store, resolve_url
+
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
+if TYPE_CHECKING:
+    from redline.audit.protocol import Store
 
 _lock = allocate_lock()
 # (pid, url, the file's identity or None, store): at most one at a time.

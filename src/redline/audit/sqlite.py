@@ -13,15 +13,16 @@ import time
 from _thread import allocate_lock  # `threading.Lock`, without loading `threading`
 from collections.abc import Iterator, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
 
 from redline.audit.entry import Entry, Head, Link, Record, format_epoch, format_time
 from redline.audit.store import LogUnavailable, Payload, Query, display_url, seal_batch, where
 
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
 if TYPE_CHECKING:
     import sqlite3
     from datetime import datetime
     from pathlib import Path
+    from typing import Any, Self
 else:
     try:
         # The C module `sqlite3` wraps (the same classes): the wrapper loads

@@ -5,10 +5,10 @@
 opened, so that the hook path never loads a database driver it does not use.
 """
 
+from __future__ import annotations
+
 import os
-from collections.abc import Iterator, Mapping, Sequence
-from types import TracebackType
-from typing import TYPE_CHECKING, Any, Protocol, Self
+from collections.abc import Mapping, Sequence
 
 from redline.audit.chain import (
     GENESIS,
@@ -19,11 +19,15 @@ from redline.audit.chain import (
     seal,
     verify,
 )
-from redline.audit.entry import Entry, Head, Link, Record, format_epoch, format_time
+from redline.audit.entry import Entry, Head, Record, format_epoch, format_time
 from redline.fasttuple import NamedTuple
 
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
 if TYPE_CHECKING:
     from datetime import datetime, timedelta
+    from typing import Any
+
+    from redline.audit.protocol import Store
 
 __all__ = [
     "DEFAULT_PAYLOAD_TTL",
@@ -56,7 +60,12 @@ class LogUnavailable(Exception):
 
 
 def __getattr__(name: str) -> Any:
-    # `datetime` is left off the hook's start; the timedelta is built when asked for.
+    # Left off a hook's start, built when asked for: the protocol (it loads
+    # `typing`) and the timedelta (`datetime`).
+    if name == "Store":
+        from redline.audit.protocol import Store
+
+        return Store
     if name == "DEFAULT_PAYLOAD_TTL":
         from datetime import timedelta
 
@@ -72,11 +81,11 @@ class Payload(NamedTuple):
     sha256: str
 
     @classmethod
-    def of(cls, body: str, expires_at: "datetime") -> "Payload":
+    def of(cls, body: str, expires_at: datetime) -> Payload:
         return cls(body, format_time(expires_at), payload_digest(body))
 
     @classmethod
-    def until_epoch(cls, body: str, expires_at: float) -> "Payload":
+    def until_epoch(cls, body: str, expires_at: float) -> Payload:
         """`of` with the expiry as a POSIX time (no `datetime` on the hook's path)."""
         return cls(body, format_epoch(expires_at), payload_digest(body))
 
@@ -91,64 +100,10 @@ class Query(NamedTuple):
     verdict: str | None = None
     rule: str | None = None
     kind: str | None = None
-    since: "datetime | None" = None
-    until: "datetime | None" = None
+    since: datetime | None = None
+    until: datetime | None = None
     limit: int | None = None
     newest_first: bool = False
-
-
-class Store(Protocol):
-    """An append-only, hash-chained log. `append` is atomic across processes:
-    concurrent appenders never fork the chain."""
-
-    @property
-    def url(self) -> str:
-        """Where the log lives, with any password redacted."""
-        ...
-
-    def append(self, record: Record, payload: Payload | None = None) -> Entry:
-        """Chain `record` after the current head; a payload's digest is put in the record."""
-        ...
-
-    def append_many(self, items: Sequence[tuple[Record, Payload | None]]) -> list[Entry]:
-        """Chain several records in one transaction (a writer's group commit):
-        every one is committed, or `LogUnavailable` and none is."""
-        ...
-
-    def get(self, seq: int) -> Entry | None: ...
-
-    def query(self, query: Query) -> list[Entry]: ...
-
-    def links(self) -> Iterator[Link]:
-        """Every entry as stored, in seq order (consume it fully or close it)."""
-        ...
-
-    def head(self) -> Head | None: ...
-
-    def count(self) -> int: ...
-
-    def payload(self, seq: int, now: "datetime | None" = None) -> Payload | None:
-        """The kept payload of entry `seq`, unless it expired."""
-        ...
-
-    def payload_digests(self) -> Iterator[tuple[int, str]]:
-        """`(seq, sha256 of the stored body)` for every kept payload."""
-        ...
-
-    def purge_expired(self, now: "datetime | None" = None) -> int:
-        """Drop payloads past their expiry; the entries (and the chain) stay."""
-        ...
-
-    def close(self) -> None: ...
-
-    def __enter__(self) -> Self: ...
-
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None: ...
 
 
 def default_url(environ: Mapping[str, str] | None = None) -> str:

@@ -13,7 +13,6 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
 
 from redline.hooks.base import (
     BLOCK,
@@ -25,6 +24,11 @@ from redline.hooks.base import (
     emit,
     handle,
 )
+
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 HOSTS: dict[str, tuple[str, str]] = {
     "claude-code": ("redline.hooks.claude_code", "ClaudeCode"),

@@ -6,12 +6,17 @@ Values given by the agent are kept as given (`workdir`, `paths`); the shape
 checks and the engine normalise them.
 """
 
+from __future__ import annotations
+
 import enum
 from collections.abc import Mapping
 from types import MappingProxyType
-from typing import Any
 
 from redline.fasttuple import NamedTuple
+
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
+if TYPE_CHECKING:
+    from typing import Any
 
 
 class ActionKind(enum.StrEnum):

@@ -5,16 +5,22 @@ tools, each mapped to an action kind and to where its arguments live (F-GATE-1).
 missing or relative path is kept as given for the shape checks to refuse.
 """
 
+from __future__ import annotations
+
 import re
 import shlex
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
-from typing import Any
 
 from redline.fasttuple import NamedTuple
 from redline.gate.actions import Action, ActionKind, ToolCall
 from redline.gate.patchfile import patch_paths
 from redline.shell.lazy_regex import lazy_regex
+
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 K = ActionKind
 

@@ -11,15 +11,19 @@ The hot path imports only `json`, `os` and `sys` here; the gate, the log and
 the session state load in `redline.hooks.judge` when a call is judged.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import sys
 from collections.abc import Mapping
-from typing import IO, TYPE_CHECKING, Any
 
 from redline.fasttuple import NamedTuple
 
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
 if TYPE_CHECKING:
+    from typing import IO, Any
+
     from redline.decision import Decision
 
 MAX_INPUT_BYTES = 16 * 1024 * 1024
@@ -60,7 +64,7 @@ class Settings(NamedTuple):
     defer_ask: bool = False
 
     @classmethod
-    def from_environ(cls, environ: Mapping[str, str]) -> "Settings":
+    def from_environ(cls, environ: Mapping[str, str]) -> Settings:
         allow = environ.get("REDLINE_HOOK_ALLOW", "").strip().lower()
         ask = environ.get("REDLINE_HOOK_ASK", "").strip().lower() or ASK_NATIVE
         context = environ.get("REDLINE_CONTEXT", "").strip() or None
@@ -108,7 +112,7 @@ class HookAdapter:
     def parse(self, payload: Mapping[str, Any], settings: Settings) -> HookCall:
         raise NotImplementedError
 
-    def render(self, call: HookCall, decision: "Decision", settings: Settings) -> HookReply:
+    def render(self, call: HookCall, decision: Decision, settings: Settings) -> HookReply:
         raise NotImplementedError
 
     def failure(self, reason: str) -> HookReply:

@@ -12,11 +12,11 @@ person, once; that outcome goes to the log and to the session's state.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING
 
 from redline.decision import Decision, Verdict
 from redline.hooks.base import HookCall, HookError, home_of
 
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
 if TYPE_CHECKING:
     from redline.gate.actions import ToolCall
     from redline.gatekeeper import Gate

@@ -8,8 +8,7 @@ are one paragraph, plain, with rule ids in backticks.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
 if TYPE_CHECKING:
     from redline.decision import Decision
 

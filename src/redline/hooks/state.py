@@ -20,9 +20,11 @@ import time
 import zlib
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any, TypeVar
 
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
 if TYPE_CHECKING:
+    from typing import Any, TypeVar
+
     from redline.gate.actions import ToolCall
     from redline.gate.sessions import Grant
     from redline.gatekeeper import Gate
@@ -32,8 +34,9 @@ DIRECTORY = "sessions"
 MAX_ASKS = 256
 LOCK_TIMEOUT_S = 10.0
 
-T = TypeVar("T")
-Data = dict[str, Any]
+if TYPE_CHECKING:
+    T = TypeVar("T")
+    Data = dict[str, Any]
 
 
 def _empty() -> Data:

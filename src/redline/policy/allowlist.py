@@ -20,10 +20,14 @@ import json
 import os
 import time
 from collections.abc import Iterable
-from typing import Any
 
 from redline.gate.effects import Subject
 from redline.rules.catalog import HARDLINE_IDS, resolve
+
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 FORMAT_VERSION = 1
 FILE_NAME = "allowlist.json"

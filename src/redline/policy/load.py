@@ -7,14 +7,20 @@ JSON in a cache directory, keyed by a hash of the file and of what it is
 validated against; the next process reads that and never imports YAML.
 """
 
+from __future__ import annotations
+
 import json
 import os
 import zlib
 from collections.abc import Iterable
-from typing import Any
 
 from redline.fasttuple import NamedTuple
 from redline.policy.model import Policy
+
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 LOADER_VERSION = "1"
 PathLike = str | os.PathLike[str]

@@ -7,15 +7,21 @@ list matches any item). Keys about rule hits (`rule`, `category`,
 the call. Among the rules that match, the strictest verdict wins.
 """
 
+from __future__ import annotations
+
 import fnmatch
 import functools
 import re
 from collections.abc import Iterable, Mapping
 from types import MappingProxyType
-from typing import Any
 
 from redline.decision import RuleHit, Verdict
 from redline.fasttuple import NamedTuple
+
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 FORMAT_VERSION = 1
 CALL_KEYS = ("tool", "kind", "path", "host", "context", "program")
@@ -107,7 +113,7 @@ class Match(NamedTuple):
         return {key: list(getattr(self, key)) for key in MATCH_KEYS if getattr(self, key)}
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Iterable[str]]) -> "Match":
+    def from_json(cls, data: Mapping[str, Iterable[str]]) -> Match:
         return cls(**{key: tuple(value) for key, value in data.items()})
 
 
@@ -134,7 +140,7 @@ class Example(NamedTuple):
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "Example":
+    def from_json(cls, data: Mapping[str, Any]) -> Example:
         return cls(
             data["tool"],
             data["args"],
@@ -173,7 +179,7 @@ class PolicyRule(NamedTuple):
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "PolicyRule":
+    def from_json(cls, data: Mapping[str, Any]) -> PolicyRule:
         unless = data["unless"]
         return cls(
             data["id"],
@@ -242,7 +248,7 @@ class Policy(NamedTuple):
         }
 
     @classmethod
-    def from_json(cls, data: Mapping[str, Any]) -> "Policy":
+    def from_json(cls, data: Mapping[str, Any]) -> Policy:
         if data.get("version") != FORMAT_VERSION:
             raise ValueError("compiled policy has another format version")
         unknown = data["unknown_tool"]

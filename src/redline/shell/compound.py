@@ -6,12 +6,15 @@ like any command list, and every block must be closed (F-SHELL-1).
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
-
 from redline.decision import Span
 from redline.shell import lexer
 from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import FunctionDef, Redirect, SimpleCommand, Word
+
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 # A coprocess's name, when a compound command follows it.
 _COPROC_NAME = lazy_regex(

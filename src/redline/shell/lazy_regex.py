@@ -17,7 +17,11 @@ from __future__ import annotations
 import re
 import sys
 from collections.abc import Callable, Iterator
-from typing import Any
+
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 Replacement = str | Callable[[re.Match[str]], str]
 

@@ -7,7 +7,6 @@ parse must respect (F-SHELL-7).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 from redline.shell.lazy_regex import lazy_regex
 
@@ -40,6 +39,7 @@ _PATTERNS = {
     # A reserved word candidate at command position: it must end at a metacharacter.
     "KEYWORD": lazy_regex(r"(?:\[\[|[!{}]|[a-z]+)(?=[\s;&|<>()]|\Z)"),
 }
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
 if TYPE_CHECKING:
     PLAIN_RUN: re.Pattern[str]
     DQ_RUN: re.Pattern[str]

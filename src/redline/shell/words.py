@@ -10,11 +10,12 @@ the commands they are.
 from __future__ import annotations
 
 import itertools
-from typing import TYPE_CHECKING
 
 from redline.decision import Span
 from redline.shell import lexer
 from redline.shell.model import DYNAMIC, Word
+
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
 
 _EXTGLOB_PREFIX = frozenset("@!+*?")
 _DQ_ESCAPABLE = frozenset('$`"\\\n')

@@ -8,11 +8,13 @@ hooks in the profile's `config.yaml` and asks consent once per command, see
 `hermes`. Every write keeps a `*.redline-backup-TIMESTAMP` copy of the old
 file and replaces it atomically.
 
-The command an agent runs is the absolute path of this Python with `-m
-redline hook AGENT`, followed by `|| { ...; exit 2; }`: if the interpreter is
-gone or the package cannot be imported, the shell turns that failure into
-exit 2 with a reason on stderr, which every supported agent reads as "block",
-instead of the 1 or 127 that Claude Code, Codex and Gemini CLI would read as a
+The command an agent runs is the absolute path of this Python with
+`-c 'import redline.__main__ as m; m.run()' hook AGENT` (what `-m redline hook
+AGENT` does, without `runpy`: a few ms of every call's start), followed by
+`|| { ...; exit 2; }`: if the interpreter is gone or the package cannot be
+imported, the shell turns that failure into exit 2 with a reason on stderr,
+which every supported agent reads as "block", instead of the 1 or 127 that
+Claude Code, Codex and Gemini CLI would read as a
 non-blocking error (and run the call).
 """
 
@@ -22,6 +24,7 @@ import os
 import shlex
 import sys
 from collections.abc import Mapping, Sequence
+from contextlib import suppress
 
 from redline.approve.defaults import HOLD_TIMEOUT_S
 from redline.fasttuple import NamedTuple
@@ -80,9 +83,23 @@ class Change(NamedTuple):
     summary: str
 
 
-def marker(host: str) -> str:
-    """What identifies redline's hook for `host` inside a command string."""
-    return f"-m redline hook {host}"
+RUN = "import redline.__main__ as m; m.run()"
+"""What `python -c` runs: `python -m redline` without loading `runpy`."""
+
+
+def markers(host: str) -> tuple[str, ...]:
+    """What identifies redline's hook for `host` inside a command string (the
+    `-m` form is what earlier versions installed)."""
+    return (f"{shlex.quote(RUN)} hook {host}", f"-m redline hook {host}")
+
+
+def is_ours(command: str, host: str) -> bool:
+    """Whether `command` runs redline's hook for `host`, also as the one
+    argument of `sh -c` (how Hermes runs it)."""
+    texts = [command]
+    with suppress(ValueError):  # not shell words: only the text itself is looked at
+        texts += shlex.split(command)
+    return any(mark in text for text in texts for mark in markers(host))
 
 
 def hook_command(
@@ -104,7 +121,7 @@ def hook_command(
     interpreter = os.path.abspath(python or sys.executable)
     args = " ".join(shlex.quote(a) for a in (host, *flags))
     return (
-        f"{prefix}{shlex.quote(interpreter)} -m redline hook {args} "
+        f"{prefix}{shlex.quote(interpreter)} -c {shlex.quote(RUN)} hook {args} "
         f"|| {{ rc=$?; [ $rc -eq 2 ] || echo '{FAILED_TO_RUN}' >&2; exit 2; }}"
     )
 

@@ -26,7 +26,7 @@ from redline.hooks.install import (
     Change,
     Options,
     hook_command,
-    marker,
+    is_ours,
     user_home,
 )
 from redline.hooks.install.files import ConfigError, backup, read_text, write_atomic
@@ -95,7 +95,7 @@ def _strip_block(text: str) -> tuple[str, bool]:
 
 
 def _is_ours(entry: Any) -> bool:
-    return isinstance(entry, dict) and marker("hermes") in str(entry.get("command", ""))
+    return isinstance(entry, dict) and is_ours(str(entry.get("command", "")), "hermes")
 
 
 def install(

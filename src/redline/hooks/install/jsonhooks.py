@@ -18,7 +18,7 @@ from redline.hooks.install import (
     Change,
     Options,
     hook_command,
-    marker,
+    is_ours,
     user_home,
 )
 from redline.hooks.install.files import (
@@ -85,7 +85,7 @@ def _is_ours(handler: Any, host: str) -> bool:
     if not isinstance(handler, dict):
         return False
     command = handler.get("command")
-    return isinstance(command, str) and marker(host) in command
+    return isinstance(command, str) and is_ours(command, host)
 
 
 def _hooks_object(data: dict[str, Any], path: str, create: bool) -> dict[str, Any] | None:
