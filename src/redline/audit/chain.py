@@ -16,17 +16,8 @@ import enum
 from collections.abc import Iterable, Iterator
 
 from redline.audit.entry import Entry, Head, Link, Record
+from redline.digest import sha256 as _sha256
 from redline.fasttuple import NamedTuple
-
-TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
-if TYPE_CHECKING:
-    from hashlib import sha256 as _sha256
-else:
-    try:
-        # The C SHA-256 alone: `hashlib` would load OpenSSL first (~4 ms per hook).
-        from _sha256 import sha256 as _sha256
-    except ImportError:  # another interpreter: the same digest from hashlib
-        from hashlib import sha256 as _sha256
 
 VERSION = "redline-log/1"
 GENESIS = "0" * 64

@@ -9,7 +9,6 @@ verdict (0 allow, 3 ask, 4 deny).
 
 from __future__ import annotations
 
-import importlib
 import os
 import sys
 from collections.abc import Sequence
@@ -57,7 +56,9 @@ def adapter_for(host: str) -> HookAdapter:
     if host not in HOSTS:
         raise UsageError(f"unknown agent `{host}`; expected one of {', '.join(HOSTS)}")
     module, name = HOSTS[host]
-    adapter: HookAdapter = getattr(importlib.import_module(module), name)()
+    # `__import__`, not `importlib`: the package loads `warnings` for nothing here.
+    __import__(module)
+    adapter: HookAdapter = getattr(sys.modules[module], name)()
     return adapter
 
 

@@ -6,9 +6,9 @@ The context says whether anyone can answer an ask: a person at the terminal
 so concurrent sessions (threads or asyncio tasks) never see each other's.
 """
 
-import contextlib
+from __future__ import annotations
+
 import enum
-from collections.abc import Iterator
 from contextvars import ContextVar, Token
 
 from redline.fasttuple import NamedTuple
@@ -66,15 +66,24 @@ def reset_context(token: Token[CallContext | None]) -> None:
     _current.reset(token)
 
 
-@contextlib.contextmanager
-def use_context(
-    kind: ContextKind | str = ContextKind.INTERACTIVE, session: str = DEFAULT_SESSION
-) -> Iterator[CallContext]:
-    token = set_context(kind, session)
-    try:
-        yield current()
-    finally:
-        reset_context(token)
+class use_context:
+    """Set the context for a `with` block (a class, not `contextlib`: a hook's
+    start does not load `contextlib` for this)."""
+
+    def __init__(
+        self, kind: ContextKind | str = ContextKind.INTERACTIVE, session: str = DEFAULT_SESSION
+    ) -> None:
+        self._kind, self._session = kind, session
+        self._token: Token[CallContext | None] | None = None
+
+    def __enter__(self) -> CallContext:
+        self._token = set_context(self._kind, self._session)
+        return current()
+
+    def __exit__(self, *exc_info: object) -> None:
+        if self._token is not None:
+            reset_context(self._token)
+            self._token = None
 
 
 def resolve(kind: str | None = None, session: str | None = None) -> CallContext:

@@ -255,11 +255,16 @@ class Table(NamedTuple):
 
     @classmethod
     def build(cls, entries: tuple[Protected, ...]) -> "Table":
-        heads = {_head(e.path) for e in entries if not e.suffix}
-        by_head = {
-            head: tuple(e for e in entries if e.suffix or _head(e.path) == head) for head in heads
-        }
         anywhere = tuple(e for e in entries if e.suffix)
+        # Per head, its own entries and the ones that may sit anywhere, in table order.
+        grouped: dict[str, list[Protected]] = {}
+        for e in entries:
+            if not e.suffix:
+                grouped.setdefault(_head(e.path), [])
+        for e in entries:
+            for head in grouped if e.suffix else (_head(e.path),):
+                grouped[head].append(e)
+        by_head = {head: tuple(items) for head, items in grouped.items()}
         names = frozenset(e.path.rsplit("/", 1)[-1] for e in anywhere)
         return cls(entries, by_head, anywhere, names)
 

@@ -139,13 +139,18 @@ PREFIXES: tuple[tuple[str, ToolSpec], ...] = (
 # Spellings hosts and model APIs give the same tool: `functions.terminal`,
 # `default_api:read_file`, `Terminal`, `bash`.
 _NAMESPACE = lazy_regex(r"\A(?:functions|default_api|tools|tool|api)[.:]")
-_FOLDED: Mapping[str, ToolSpec] = MappingProxyType(
-    {
-        name.lower(): spec
-        for name, spec in TOOLS.items()
-        if all(other == spec for n, other in TOOLS.items() if n.lower() == name.lower())
-    }
-)
+
+
+def _fold(tools: Mapping[str, ToolSpec]) -> Mapping[str, ToolSpec]:
+    """Lower-cased names, leaving out a spelling two different tools share."""
+    folded: dict[str, ToolSpec | None] = {}
+    for name, spec in tools.items():
+        key = name.lower()
+        folded[key] = spec if folded.get(key, spec) == spec else None
+    return MappingProxyType({k: v for k, v in folded.items() if v is not None})
+
+
+_FOLDED: Mapping[str, ToolSpec] = _fold(TOOLS)
 # Arguments of an MCP or unknown tool that hold a shell command line.
 _COMMAND_KEYS = ("command", "cmd", "script", "shell_command")
 

@@ -17,9 +17,9 @@ from __future__ import annotations
 import json
 import os
 import time
-import zlib
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
+
+from redline.digest import short_digest
 
 TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
 if TYPE_CHECKING:
@@ -46,8 +46,8 @@ def _empty() -> Data:
 def session_path(home: str, host: str, session: str) -> str:
     """A file name that is safe whatever the host's session id looks like."""
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in session)[:80]
-    crc = zlib.crc32(session.encode("utf-8", "surrogatepass"))
-    return os.path.join(home, DIRECTORY, f"{host}-{safe}-{crc:08x}.json")
+    tail = short_digest(session.encode("utf-8", "surrogatepass"))
+    return os.path.join(home, DIRECTORY, f"{host}-{safe}-{tail}.json")
 
 
 class SessionFile:
@@ -88,14 +88,17 @@ class SessionFile:
 
     def update(self, change: Callable[[Data], T]) -> T:
         """Read, change and write the state under the session's lock."""
-        with self._locked():
+        fd = self._lock()
+        try:
             data = self.read()
             result = change(data)
             self._write(data)
             return result
+        finally:
+            os.close(fd)  # closing the descriptor releases the lock
 
-    @contextmanager
-    def _locked(self) -> Iterator[None]:
+    def _lock(self) -> int:
+        """An open descriptor holding the session's lock (close it to release)."""
         import fcntl
 
         os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
@@ -105,14 +108,14 @@ class SessionFile:
             while True:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                    break
+                    return fd
                 except BlockingIOError:
                     if time.monotonic() > deadline:
                         raise TimeoutError(f"session state `{self.path}` is locked") from None
                     time.sleep(0.005)
-            yield
-        finally:
+        except BaseException:
             os.close(fd)
+            raise
 
     def _write(self, data: Data) -> None:
         tmp = f"{self.path}.{os.getpid()}.tmp"

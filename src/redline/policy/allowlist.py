@@ -15,7 +15,6 @@ read is kept aside as `NAME.corrupt-TIMESTAMP`, reported, and treated as empty.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import os
 import time
@@ -176,6 +175,8 @@ class Allowlist:
                 os.fsync(out.fileno())
             os.replace(tmp, self.path)
         except BaseException:
-            with contextlib.suppress(OSError):
+            from contextlib import suppress  # only on this failure: off a hook's start
+
+            with suppress(OSError):
                 os.unlink(tmp)
             raise

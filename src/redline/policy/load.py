@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import json
 import os
-import zlib
 from collections.abc import Iterable
 
+from redline.digest import short_digest
 from redline.fasttuple import NamedTuple
 from redline.policy.model import Policy
 
@@ -129,9 +129,8 @@ def load_policy(
             ],
         ) from None
     # A cache key, not a security boundary: the cache lives in the gate's own
-    # (never-run) home, and a crc keeps `hashlib` off the hook's start.
-    crcs = (zlib.crc32(_validation_key()), zlib.crc32(source.encode()), zlib.crc32(data))
-    key = "".join(f"{c:08x}" for c in crcs) + f"{len(data):x}"
+    # (never-run) home.
+    key = short_digest(b"\0".join((_validation_key(), source.encode(), data)))
     cached = _read_cache(cache, key, check_examples)
     if cached is not None:
         return cached

@@ -11,8 +11,8 @@ otherwise compiled on first use, docs/adr/0003).
 from __future__ import annotations
 
 import os
-import zlib
 
+from redline.digest import short_digest
 from redline.rules.model import Rule
 
 
@@ -67,7 +67,7 @@ def _sources_digest() -> str:
                 stat = os.stat(os.path.join(directory, name))
                 stamp.append(f"{folder}/{name}:{stat.st_size}:{stat.st_mtime_ns}")
     text = ";".join(stamp).encode()
-    return f"{zlib.crc32(text):08x}{zlib.adler32(text):08x}"
+    return short_digest(text)
 
 
 def _marker_dirs() -> list[str]:
