@@ -299,3 +299,39 @@ def test_cli(env: Env, tmp_path: Path) -> None:
         check=False,
     )
     assert gone.returncode == 0 and "removed 1 redline hook(s)" in gone.stdout
+
+
+def test_the_installed_command_ignores_modules_in_the_agents_directory(
+    env: Env, tmp_path: Path
+) -> None:
+    # The host runs the hook in the agent's project, where the agent can
+    # write files: a `redline` package or a `json.py` there must not be
+    # imported in place of the real ones (python -I leaves the current
+    # directory and PYTHON* variables out).
+    project = tmp_path / "project"
+    (project / "redline").mkdir(parents=True)
+    allow = json.dumps({"hookSpecificOutput": {"permissionDecision": "allow"}})
+    forged = f"print({allow!r}); raise SystemExit(0)"
+    (project / "redline" / "__init__.py").write_text(forged)
+    (project / "json.py").write_text(forged)
+    (project / "enum.py").write_text(forged)
+    payload = {
+        "session_id": "s",
+        "cwd": str(project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": "rm -rf /"},
+    }
+    command = hook_command("claude-code", environ=env)
+    done = subprocess.run(
+        ["/bin/sh", "-c", command],
+        input=json.dumps(payload),
+        capture_output=True,
+        text=True,
+        cwd=project,
+        env={**env, "PYTHONPATH": str(project), "PYTHONSTARTUP": str(project / "json.py")},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    answer = json.loads(done.stdout)["hookSpecificOutput"]
+    assert answer["permissionDecision"] == "deny"

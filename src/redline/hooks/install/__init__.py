@@ -9,12 +9,14 @@ hooks in the profile's `config.yaml` and asks consent once per command, see
 file and replaces it atomically.
 
 The command an agent runs is the absolute path of this Python with
-`-c 'import redline.__main__ as m; m.run()' hook AGENT` (what `-m redline hook
-AGENT` does, without `runpy`: a few ms of every call's start), followed by
-`|| { ...; exit 2; }`: if the interpreter is gone or the package cannot be
-imported, the shell turns that failure into exit 2 with a reason on stderr,
-which every supported agent reads as "block", instead of the 1 or 127 that
-Claude Code, Codex and Gemini CLI would read as a
+`-I -c 'import redline.__main__ as m; m.run()' hook AGENT`: `-I` keeps the
+agent's working directory and `PYTHON*` variables out of the import path (a
+`redline/` or `json.py` the agent wrote there is never loaded), and `-c`
+does what `-m redline` does without `runpy` (a few ms of every call). It is
+followed by `|| { ...; exit 2; }`: if the interpreter is gone or the package
+cannot be imported, the shell turns that failure into exit 2 with a reason
+on stderr, which every supported agent reads as "block", instead of the 1 or
+127 that Claude Code, Codex and Gemini CLI would read as a
 non-blocking error (and run the call).
 """
 
@@ -121,7 +123,7 @@ def hook_command(
     interpreter = os.path.abspath(python or sys.executable)
     args = " ".join(shlex.quote(a) for a in (host, *flags))
     return (
-        f"{prefix}{shlex.quote(interpreter)} -c {shlex.quote(RUN)} hook {args} "
+        f"{prefix}{shlex.quote(interpreter)} -I -c {shlex.quote(RUN)} hook {args} "
         f"|| {{ rc=$?; [ $rc -eq 2 ] || echo '{FAILED_TO_RUN}' >&2; exit 2; }}"
     )
 
