@@ -102,5 +102,14 @@ def test_a_hook_process_loads_no_typing_runpy_dataclasses_or_pathlib(tmp_path: P
         assert done.returncode == 0, done.stderr[-2000:]
     loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
     assert "redline.gatekeeper" in loaded  # the hook did judge the call
-    left_out = {"typing", "runpy", "dataclasses", "pathlib", "argparse", "contextlib", "zlib"}
+    left_out = {
+        "typing",
+        "runpy",
+        "dataclasses",
+        "pathlib",
+        "argparse",
+        "contextlib",
+        "zlib",
+        "shlex",
+    }
     assert loaded & left_out == set()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import functools
 import re
-import shlex
 
 from redline.decision import RuleHit, Span
 from redline.gate.actions import Action, ActionKind
@@ -220,6 +219,8 @@ def collect(action: Action, resolved: tuple[str, ...], home: str = "") -> Facts:
     kind = action.kind
     hits: dict[str, RuleHit] = {}
     if kind in (ActionKind.READ, ActionKind.SEARCH, ActionKind.WRITE, ActionKind.PATCH):
+        import shlex  # here, not at the top: a terminal call's hook never needs it
+
         for path in resolved:
             quoted = shlex.quote(home_form(path, home) if home else path)
             if kind is ActionKind.READ:

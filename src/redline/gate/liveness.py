@@ -146,11 +146,18 @@ def listener_hits(inv: Invocation, places: Places, code: str | None) -> Iterator
         yield NeverRunKind.APPROVAL_LISTENER
 
 
+_SERVICE_MANAGERS = ("systemctl", "service", "launchctl", "rc-service", "sv")
+# Every program `process_hits` looks at.
+_SIGNALLERS = frozenset({*_KILLERS, *_TRACERS, "kill", *_SERVICE_MANAGERS, "hermes"})
+
+
 def process_hits(inv: Invocation, analysis: Analysis, places: Places) -> Iterator[NeverRunKind]:
     """Killing or tracing the gate or the gateway, by name or by a PID looked
     up by name (`kill $(pgrep -f hermes)`, `pgrep redline | xargs kill`)."""
-    names = _names_pattern(places.gateway_names)
     name = inv.name
+    if name not in _SIGNALLERS:
+        return  # most commands: the names pattern is not even compiled
+    names = _names_pattern(places.gateway_names)
     operands = [w.value for w in inv.options.operands]
     if name in _KILLERS and any(names.search(v) for v in operands):
         yield NeverRunKind.GATE_PROCESS
@@ -162,7 +169,7 @@ def process_hits(inv: Invocation, analysis: Analysis, places: Places) -> Iterato
         yield NeverRunKind.GATE_PROCESS
         return
     if (
-        name in ("systemctl", "service", "launchctl", "rc-service", "sv")
+        name in _SERVICE_MANAGERS
         and (set(v.lower() for v in operands) & _SERVICE_VERBS)
         and any(names.search(v) for v in operands)
     ):

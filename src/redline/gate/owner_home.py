@@ -58,7 +58,9 @@ class Respelled(NamedTuple):
 def unknown_home(home: str) -> bool:
     """A home the catalogue does not know by its own spelling."""
     home = home.rstrip("/")
-    return bool(home) and not _KNOWN.match(home)
+    if home in ("/root", "/var/root"):
+        return False
+    return bool(home) and not (home.startswith(("/home/", "/Users/")) and _KNOWN.match(home))
 
 
 def respell(text: str, home: str) -> Respelled:

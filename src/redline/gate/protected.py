@@ -66,6 +66,7 @@ class Protected(NamedTuple):
         return any(fnmatch.fnmatchcase(name, p) for p in patterns)
 
 
+_HOME_ROOTS = ("/root", "/var/root", "/home/", "/Users/")
 _HOME_PREFIX = lazy_regex(r"\A(?:/root|/var/root|/home/[^/]+|/Users/[^/]+)(?=/|\Z)")
 # Another way to the same files: a process's view of the root directory
 # (`/proc/self/root/etc` is `/etc`), and macOS's `/private/var/root`.
@@ -77,11 +78,13 @@ _SSH_KEYS = ("id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "id_ed25519_sk", "id_
 
 def canonical(path: str, home: str) -> str:
     """`~/...` for paths in any home directory, lower-cased."""
-    path = _ROOT_ALIAS.sub("", path, count=1) or "/"
+    # Prefix tests first: most paths need neither pattern (ADR 0003).
+    if path.startswith(("/proc/", "/private/")):
+        path = _ROOT_ALIAS.sub("", path, count=1) or "/"
     home = home.rstrip("/")
     if home and home != "/" and (path == home or path.startswith(home + "/")):
         path = "~" + path[len(home) :]
-    else:
+    elif path.startswith(_HOME_ROOTS):
         path = _HOME_PREFIX.sub("~", path, count=1)
     return path.lower()
 

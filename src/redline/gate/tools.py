@@ -8,7 +8,6 @@ missing or relative path is kept as given for the shape checks to refuse.
 from __future__ import annotations
 
 import re
-import shlex
 from collections.abc import Iterator, Mapping
 from types import MappingProxyType
 
@@ -253,6 +252,8 @@ def _command(args: Mapping[str, Any], keys: tuple[str, ...]) -> tuple[str | None
         if isinstance(value, str):
             return value, []
         if isinstance(value, list | tuple) and all(isinstance(v, str) for v in value):
+            import shlex  # only for an argv list (Codex): off most hooks' start
+
             argv = [str(v) for v in value]
             return shlex.join(argv), argv
         raise _Malformed(f"`{key}` must be a string or a list of strings")

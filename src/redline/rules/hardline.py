@@ -38,8 +38,10 @@ _MKFS = lazy_regex(
 
 
 def _mkfs_device(inv: Invocation, analysis: Analysis) -> bool:
-    return bool(_MKFS.match(inv.name)) and any(
-        targets.is_raw_device(w.value) for w in inv.options.operands
+    return (
+        inv.name.startswith(("mk", "newfs"))
+        and bool(_MKFS.match(inv.name))
+        and any(targets.is_raw_device(w.value) for w in inv.options.operands)
     )
 
 

@@ -45,7 +45,8 @@ def _service_stop(inv: Invocation, analysis: Analysis) -> bool:
         return False
     position = _VERB_AT.get(inv.name)
     if position is None:
-        if not _INIT_SCRIPT.match(inv.argv[0].value):
+        script = inv.argv[0].value
+        if not (script.startswith("/etc/") and _INIT_SCRIPT.match(script)):
             return False
         position = 0
     operands = argv.parse(inv.values, "", ()).operands  # only for service managers

@@ -3,7 +3,6 @@ files, branches, stashes, the reflog, and the remote's history (F-RULES-2)."""
 
 from __future__ import annotations
 
-import shlex
 from collections.abc import Callable
 
 from redline.decision import Severity
@@ -43,6 +42,8 @@ def git_command(inv: Invocation) -> tuple[str, argv.Args] | None:
     for setting in top.value("-c"):
         key, _, body = setting.partition("=")
         if key.lower() == "alias." + sub and body and not body.startswith("!"):
+            import shlex  # only for `git -c alias.X=...`: off a hook's start
+
             try:
                 words = shlex.split(body)
             except ValueError:

@@ -67,7 +67,7 @@ def parse(src: str) -> Script | None:
         if not words:
             return redirects == [] and op == "\n" and last_op in ("start", "\n", ";", "&")
         first = words[0].raw
-        if first in lexer.COMMAND_KEYWORDS or lexer.ASSIGNMENT.match(first):
+        if first in lexer.COMMAND_KEYWORDS or ("=" in first and lexer.ASSIGNMENT.match(first)):
             return False
         commands.append(SimpleCommand(tuple(words), tuple(redirects), Span(start, end)))
         stage.append(len(commands) - 1)
@@ -140,6 +140,7 @@ def _plain_line(src: str) -> Script | None:
         words.append(Word(text, Span(position, end), text, False, not _GLOB.isdisjoint(text)))
         position = end + 1
     first = words[0].raw
-    if first in lexer.COMMAND_KEYWORDS or lexer.ASSIGNMENT.match(first):
+    # `=` first: a word without one is no assignment, and the pattern stays uncompiled.
+    if first in lexer.COMMAND_KEYWORDS or ("=" in first and lexer.ASSIGNMENT.match(first)):
         return None
     return Script((SimpleCommand(tuple(words), (), Span(0, len(src))),), ())
