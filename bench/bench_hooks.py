@@ -3,8 +3,8 @@
     python bench/bench_hooks.py [--runs N]
 
 For each agent's hook: process start to decision (the whole hook process as
-installed, `python -c 'import redline.__main__ as m; m.run()' hook AGENT`,
-stdin to exit), median and p90 over N runs, for
+installed, `python -I -S -c '...' hook AGENT`, see `hook_argv`; stdin to
+exit), median and p90 over N runs, for
 an allowed call and for a denied one, against `python -c pass` (the target
 is at most 4x). Then where the time goes: `-X importtime` of one hook by
 part of redline (lowest of the runs), and in-process the gate's construction,
@@ -249,7 +249,7 @@ def main() -> int:
             stdin = json.dumps(payloads(host, "ls -la"))
             timed([py, "-m", "redline", "hook", host], stdin, env, 2)
 
-        from redline.hooks.install import RUN
+        from redline.hooks.install import hook_argv
 
         print(
             f"cold start, median of {runs} runs (ms); target: hook <= 4x `python -c pass`.\n"
@@ -267,12 +267,10 @@ def main() -> int:
         for host in ("claude-code", "codex", "gemini", "hermes", "generic"):
             for label, command in (("allow", "ls -la"), ("deny", "rm -rf /")):
                 stdin = json.dumps(payloads(host, command))
-                measured.append(
-                    (f"redline hook {host} ({label})", [py, "-c", RUN, "hook", host], stdin)
-                )
+                measured.append((f"redline hook {host} ({label})", hook_argv(host), stdin))
         for label, command in (("a pipeline", EVERYDAY), ("asked", ASKED)):
             stdin = json.dumps(payloads("claude-code", command))
-            argv = [py, "-c", RUN, "hook", "claude-code"]
+            argv = hook_argv("claude-code")
             measured.append((f"redline hook claude-code ({label})", argv, stdin))
         stdin = json.dumps(payloads("claude-code", "ls -la"))
         argv = [py, "-m", "redline", "hook", "claude-code"]
@@ -289,7 +287,7 @@ def main() -> int:
         )
 
         stdin = json.dumps(payloads("claude-code", "ls -la"))
-        argv = [py, "-c", RUN, "hook", "claude-code"]
+        argv = hook_argv("claude-code")
         title = "where the time goes: import time of `redline hook claude-code` (ms, self)"
         print_breakdown(title, import_breakdown(argv, stdin, env, min(runs, 10)))
 

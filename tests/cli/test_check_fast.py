@@ -83,7 +83,7 @@ def test_check_and_hook_start_without_argparse(tmp_path: Path) -> None:
 
 def test_a_hook_process_loads_no_typing_runpy_dataclasses_or_pathlib(tmp_path: Path) -> None:
     """ADR 0004: what a hook's start leaves out, in the installed form."""
-    from redline.hooks.install import RUN
+    from redline.hooks.install import hook_argv
 
     payload = (
         '{"session_id": "s", "cwd": "/tmp", "hook_event_name": "PreToolUse",'
@@ -92,7 +92,7 @@ def test_a_hook_process_loads_no_typing_runpy_dataclasses_or_pathlib(tmp_path: P
     env = {"REDLINE_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     for _ in range(2):  # the first call in a new home also builds the policy cache
         done = subprocess.run(
-            [sys.executable, "-X", "importtime", "-c", RUN, "hook", "claude-code"],
+            [sys.executable, "-X", "importtime", *hook_argv("claude-code")[1:]],
             input=payload,
             capture_output=True,
             text=True,
@@ -111,5 +111,6 @@ def test_a_hook_process_loads_no_typing_runpy_dataclasses_or_pathlib(tmp_path: P
         "contextlib",
         "zlib",
         "shlex",
+        "site",  # `python -S`: the installed command puts back only the paths it needs
     }
     assert loaded & left_out == set()

@@ -38,7 +38,7 @@ def test_a_hook_that_cannot_run_is_reported(env: Env, tmp_path: Path) -> None:
     path = home / ".claude" / "settings.json"
     data = json.loads(path.read_text())
     handler = data["hooks"]["PreToolUse"][0]["hooks"][0]
-    handler["command"] = handler["command"].replace(" -I -c ", "-gone -I -c ", 1)
+    handler["command"] = handler["command"].replace(" -I ", "-gone -I ", 1)
     path.write_text(json.dumps(data))
     findings = [f for f in diagnose(str(home), None, env) if f.host == "claude-code"]
     assert findings == [

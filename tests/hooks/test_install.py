@@ -95,10 +95,7 @@ def test_a_hook_installed_in_the_older_m_form_is_replaced_and_removed(
     # Earlier versions installed `python -m redline hook AGENT`.
     home = tmp_path / "home"
     path = home / ".claude" / "settings.json"
-    old = hook_command("claude-code", environ=env).replace(
-        "-c 'import redline.__main__ as m; m.run()'", "-m redline"
-    )
-    assert "-m redline hook claude-code ||" in old
+    old = f"{shlex.quote(sys.executable)} -m redline hook claude-code || {{ exit 2; }}"
     write(path, {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"command": old}]}]}})
     install("claude-code", home=str(home), environ=env)
     data = json.loads(path.read_text())
