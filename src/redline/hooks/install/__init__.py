@@ -152,10 +152,7 @@ def hook_command(
     if policy:
         prefix += f"REDLINE_POLICY={shlex.quote(os.path.abspath(os.path.expanduser(policy)))} "
     argv = " ".join(shlex.quote(a) for a in hook_argv(host, flags, python=python))
-    return (
-        f"{prefix}{argv} "
-        f"|| {{ rc=$?; [ $rc -eq 2 ] || echo '{FAILED_TO_RUN}' >&2; exit 2; }}"
-    )
+    return f"{prefix}{argv} || {{ rc=$?; [ $rc -eq 2 ] || echo '{FAILED_TO_RUN}' >&2; exit 2; }}"
 
 
 def user_home(home: str | None, environ: Mapping[str, str] | None = None) -> str:
