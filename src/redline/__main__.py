@@ -10,6 +10,11 @@ def _main() -> int:
     argv = sys.argv[1:]
     try:
         if argv[:1] == ["hook"]:
+            # One call, then `os._exit`: the cyclic collector would only walk
+            # the modules being loaded (~2% of the start) and free nothing.
+            import gc
+
+            gc.disable()
             from redline.cli.hook import fast_main
 
             return fast_main(argv[1:])
