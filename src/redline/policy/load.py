@@ -102,9 +102,9 @@ def _validation_key() -> bytes:
     """What a compiled policy depends on besides its text: the rule ids and
     categories it was checked against, and the tool names."""
     from redline.gate.tools import TOOLS
-    from redline.rules.catalog import BY_ID, CATALOG
+    from redline.rules.catalog import CATEGORIES, RULE_IDS
 
-    parts = [LOADER_VERSION, *sorted(BY_ID), *sorted({r.category for r in CATALOG}), *TOOLS]
+    parts = [LOADER_VERSION, *RULE_IDS, *CATEGORIES, *TOOLS]
     return "\n".join(parts).encode()
 
 

@@ -1,35 +1,83 @@
-"""The catalogue: every rule, indexed once at import and frozen (F-RULES-5)."""
+"""The catalogue: every rule, indexed and frozen (F-RULES-5).
+
+Rules live in families (one module each). A family whose every rule names
+the programs it looks at loads only when a call runs one of them: a hook
+judging `ls` never loads the cloud or database rules. Which family looks at
+which program comes from the index the catalogue's self-check saved for
+these exact sources (`selfcheck.verified_index`); without it every family
+loads, the examples run, and the index is saved. Hits come out the same
+either way: candidates keep catalogue order.
+"""
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Mapping
 from types import MappingProxyType
 
 from redline.decision import RuleHit, Severity, Span
 from redline.rules import selfcheck
-from redline.rules.cloud import CLOUD_RULES
-from redline.rules.data import DATA_RULES
-from redline.rules.destructive import DESTRUCTIVE_RULES
-from redline.rules.disk import DISK_RULES
-from redline.rules.exec import EXEC_RULES
-from redline.rules.gateway import GATEWAY_RULES
-from redline.rules.hardline import HARDLINES
 from redline.rules.model import InvocationTest, Rule
-from redline.rules.network import NETWORK_RULES
-from redline.rules.permissions import PERMISSION_RULES
-from redline.rules.publish import PUBLISH_RULES
-from redline.rules.sensitive import SENSITIVE_RULES
-from redline.rules.services import SERVICE_RULES
-from redline.rules.shell_rules import SHELL_RULES
-from redline.rules.system import SYSTEM_RULES
-from redline.rules.vcs import VCS_RULES
 from redline.shell.analysis import Analysis
 
-CATALOG: tuple[Rule, ...] = (
-    *HARDLINES, *SHELL_RULES, *DESTRUCTIVE_RULES, *PERMISSION_RULES, *DISK_RULES, *VCS_RULES,
-    *SERVICE_RULES, *GATEWAY_RULES, *SYSTEM_RULES, *DATA_RULES, *CLOUD_RULES, *PUBLISH_RULES,
-    *NETWORK_RULES, *EXEC_RULES, *SENSITIVE_RULES,
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
+if TYPE_CHECKING:
+    from typing import Any
+
+    CATALOG: tuple[Rule, ...]
+    BY_ID: Mapping[str, Rule]
+
+# The families in catalogue order: module, and the name of its rules.
+FAMILIES: tuple[tuple[str, str], ...] = (
+    ("hardline", "HARDLINES"), ("shell_rules", "SHELL_RULES"),
+    ("destructive", "DESTRUCTIVE_RULES"), ("permissions", "PERMISSION_RULES"),
+    ("disk", "DISK_RULES"), ("vcs", "VCS_RULES"), ("services", "SERVICE_RULES"),
+    ("gateway", "GATEWAY_RULES"), ("system", "SYSTEM_RULES"), ("data", "DATA_RULES"),
+    ("cloud", "CLOUD_RULES"), ("publish", "PUBLISH_RULES"), ("network", "NETWORK_RULES"),
+    ("exec", "EXEC_RULES"), ("sensitive", "SENSITIVE_RULES"),
 )  # fmt: skip
+_ORDER = {module: n for n, (module, _) in enumerate(FAMILIES)}
+
+_loaded: dict[str, tuple[Rule, ...]] = {}
+
+
+def _family(module: str) -> tuple[Rule, ...]:
+    rules = _loaded.get(module)
+    if rules is None:
+        attribute = FAMILIES[_ORDER[module]][1]
+        name = f"redline.rules.{module}"
+        __import__(name)  # not `importlib`: it loads `warnings` for nothing here
+        rules = getattr(sys.modules[name], attribute)
+        _loaded[module] = rules
+    return rules
+
+
+def _everything() -> tuple[Rule, ...]:
+    return tuple(r for module, _ in FAMILIES for r in _family(module))
+
+
+def _index_of() -> dict[str, Any]:
+    """Which families must always load (a rule without programs, or a scan
+    of the whole analysis), which look at which program, and the hard lines."""
+    always: list[str] = []
+    programs: dict[str, list[str]] = {}
+    for module, _ in FAMILIES:
+        rules = _family(module)
+        if any((not r.programs and r.test) or r.scan for r in rules):
+            always.append(module)
+            continue
+        for name in sorted({name for r in rules if r.test for name in r.programs}):
+            programs.setdefault(name, []).append(module)
+    hardlines = sorted(
+        r.id for module, _ in FAMILIES for r in _family(module) if r.severity is Severity.HARDLINE
+    )
+    return {
+        "always": always,
+        "programs": programs,
+        "hardlines": hardlines,
+        "ids": sorted(_rules_by_id()),
+        "categories": sorted({r.category for r in _everything()}),
+    }
 
 
 def _by_id(rules: tuple[Rule, ...]) -> Mapping[str, Rule]:
@@ -42,37 +90,28 @@ def _by_id(rules: tuple[Rule, ...]) -> Mapping[str, Rule]:
     return MappingProxyType(table)
 
 
-BY_ID: Mapping[str, Rule] = _by_id(CATALOG)
-HARDLINE_IDS: frozenset[str] = frozenset(r.id for r in CATALOG if r.severity is Severity.HARDLINE)
+_table: list[Mapping[str, Rule]] = []
 
 
-def _by_program(rules: tuple[Rule, ...]) -> Mapping[str, tuple[Rule, ...]]:
-    """Program name -> the rules that look at it, in catalogue order (one pass)."""
-    table: dict[str, list[Rule]] = {}
-    for r in rules:
-        for name in r.programs:
-            table.setdefault(name, []).append(r)
-    return MappingProxyType({name: tuple(table[name]) for name in sorted(table)})
+def _rules_by_id() -> Mapping[str, Rule]:
+    if not _table:
+        _table.append(_by_id(_everything()))
+    return _table[0]
 
 
-_BY_PROGRAM: Mapping[str, tuple[Rule, ...]] = _by_program(CATALOG)
-_ANY_PROGRAM: tuple[Rule, ...] = tuple(r for r in CATALOG if not r.programs and r.test)
-_SCANS: tuple[Rule, ...] = tuple(r for r in CATALOG if r.scan)
-# Per program name, the rules to try on one of its invocations, each with its
-# test: joined once here, not per invocation (the hot loop of every check).
-_Candidates = tuple[tuple[Rule, InvocationTest], ...]
-_FOR_ANY: _Candidates = tuple((r, r.test) for r in _ANY_PROGRAM if r.test is not None)
-_FOR_PROGRAM: Mapping[str, _Candidates] = MappingProxyType(
-    {
-        name: (*((r, r.test) for r in rules if r.test is not None), *_FOR_ANY)
-        for name, rules in _BY_PROGRAM.items()
-    }
-)
+def __getattr__(name: str) -> Any:
+    # The whole catalogue, for whoever lists or looks up rules: every family loads.
+    if name == "CATALOG":
+        catalog = globals()["CATALOG"] = _everything()
+        return catalog
+    if name == "BY_ID":
+        return _rules_by_id()
+    raise AttributeError(f"module `{__name__}` has no attribute `{name}`")
 
 
 def resolve(rule_id: str) -> Rule | None:
     """The rule with this id or one of its old ids (aliases)."""
-    return BY_ID.get(rule_id)
+    return _rules_by_id().get(rule_id)
 
 
 def evaluate(analysis: Analysis, rules: tuple[Rule, ...] | None = None) -> tuple[RuleHit, ...]:
@@ -86,7 +125,7 @@ def evaluate(analysis: Analysis, rules: tuple[Rule, ...] | None = None) -> tuple
 
     for inv in analysis.invocations:
         if rules is None:
-            for r, test in _FOR_PROGRAM.get(inv.name, _FOR_ANY):
+            for r, test in _candidates(inv.name):
                 result = test(inv, analysis)
                 if result:
                     add(r, result if isinstance(result, Span) else inv.span)
@@ -105,5 +144,40 @@ def evaluate(analysis: Analysis, rules: tuple[Rule, ...] | None = None) -> tuple
     return tuple(ordered)
 
 
-# Loading fails if any rule's examples fail (F-RULES-4).
-selfcheck.verify(CATALOG)
+# Loading fails if any rule's examples fail (F-RULES-4); a passing run saves the index.
+_saved = selfcheck.verified_index()
+if _saved is None:
+    _rules_by_id()  # an id used twice fails here, before any call is judged
+    _saved = _index_of()
+    selfcheck.verify(_everything(), _saved)
+_INDEX: dict[str, Any] = _saved
+HARDLINE_IDS: frozenset[str] = frozenset(_INDEX["hardlines"])
+# Every rule id and old id, and every category: what a policy is checked
+# against (its cache key), known without loading every family.
+RULE_IDS: tuple[str, ...] = tuple(_INDEX["ids"])
+CATEGORIES: tuple[str, ...] = tuple(_INDEX["categories"])
+_PROGRAM_FAMILIES: Mapping[str, list[str]] = _INDEX["programs"]
+_ALWAYS: tuple[Rule, ...] = tuple(r for module in _INDEX["always"] for r in _family(module))
+_SCANS: tuple[Rule, ...] = tuple(r for r in _ALWAYS if r.scan)
+# Per program name, the rules to try on one of its invocations, each with its
+# test, in catalogue order: joined on a program's first call, not per
+# invocation (the hot loop of every check).
+_Candidates = tuple[tuple[Rule, InvocationTest], ...]
+_FOR_ANY: _Candidates = tuple((r, r.test) for r in _ALWAYS if not r.programs and r.test is not None)
+_for_program: dict[str, _Candidates] = {}
+
+
+def _candidates(name: str) -> _Candidates:
+    found = _for_program.get(name)
+    if found is None:
+        modules = sorted(
+            {*_INDEX["always"], *_PROGRAM_FAMILIES.get(name, ())}, key=_ORDER.__getitem__
+        )
+        named = tuple(
+            (r, r.test)
+            for module in modules
+            for r in _family(module)
+            if r.test is not None and name in r.programs
+        )
+        found = _for_program[name] = (*named, *_FOR_ANY)
+    return found

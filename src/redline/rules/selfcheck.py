@@ -5,7 +5,10 @@ Running every example costs tens of milliseconds, too much for a hook that
 starts once per tool call, so a passing run leaves a marker keyed by the
 exact source files of the shell analysis and the rules; a changed file
 means the examples run again, after every rule pattern is compiled (they are
-otherwise compiled on first use, docs/adr/0003).
+otherwise compiled on first use, docs/adr/0003). The marker holds the
+catalogue's index (which rule families look at which programs), so that a
+process loads only the families its call needs; without a marker, every
+family loads.
 """
 
 from __future__ import annotations
@@ -14,6 +17,12 @@ import os
 
 from redline.digest import short_digest
 from redline.rules.model import Rule
+
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
+if TYPE_CHECKING:
+    from typing import Any
+
+INDEX_FORMAT = 1
 
 
 class CatalogError(Exception):
@@ -77,23 +86,44 @@ def _marker_dirs() -> list[str]:
     return [package_cache, os.path.join(home_dir(), "cache")]
 
 
-def verify(rules: tuple[Rule, ...]) -> None:
-    """Raise CatalogError unless every rule's examples hold."""
-    name = f"catalog-{_sources_digest()}.verified"
-    dirs = _marker_dirs()
-    if any(os.path.isfile(os.path.join(d, name)) for d in dirs):
-        return
+def verified_index() -> dict[str, Any] | None:
+    """The catalogue's index saved by the last passing run over these exact
+    sources, or None: then load every rule and call `verify`."""
+    import json
+
+    name = f"catalog-{_sources_digest()}.json"
+    for folder in _marker_dirs():
+        try:
+            with open(os.path.join(folder, name), encoding="utf-8") as file:
+                index = json.load(file)
+        except (OSError, ValueError):
+            continue
+        if isinstance(index, dict) and index.get("format") == INDEX_FORMAT:
+            return index
+    return None
+
+
+def verify(rules: tuple[Rule, ...], index: dict[str, Any]) -> None:
+    """Raise CatalogError unless every rule's examples hold; on success save
+    `index` (what the catalogue needs to load its families on demand) as the
+    marker of these sources."""
+    import json
+
     failures = pattern_failures() + example_failures(rules)
     if failures:
         raise CatalogError(
             f"{len(failures)} rule example(s) fail: " + "; ".join(failures[:5])
             + " (help: fix the rule or its examples; the catalogue will not load until they agree)"
         )  # fmt: skip
-    for folder in dirs:
+    name = f"catalog-{_sources_digest()}.json"
+    text = json.dumps({**index, "format": INDEX_FORMAT}, sort_keys=True)
+    for folder in _marker_dirs():
         try:
             os.makedirs(folder, exist_ok=True)
-            with open(os.path.join(folder, name), "a", encoding="utf-8"):
-                pass
+            temporary = os.path.join(folder, f".{name}.{os.getpid()}.tmp")
+            with open(temporary, "w", encoding="utf-8") as out:
+                out.write(text)
+            os.replace(temporary, os.path.join(folder, name))  # whole, or not at all
             return
         except OSError:
             continue  # read-only install: verify again next time
