@@ -48,6 +48,8 @@ _HERMES_HOME = lazy_regex(r"\$\{?HERMES_HOME\}?/+(.*)\Z")
 
 def home_relative(path: str) -> str:
     """`/root/.ssh` and `/home/bob/.ssh` as `~/.ssh`: any home holds the same files."""
+    if not path.startswith(("/home/", "/Users/", "/root", "/var/root")):
+        return path  # no home prefix: the pattern need not compile
     return _HOME_ROOT.sub("~", path, count=1)
 
 
@@ -81,7 +83,7 @@ def is_project_env(name: str) -> bool:
 def secret_name(name: str) -> bool:
     """A file name that is secret wherever it lives."""
     lower = name.lower()
-    if is_project_env(name) or _KEY_NAMES.match(lower):
+    if is_project_env(name) or (lower.startswith("id_") and _KEY_NAMES.match(lower)):
         return not lower.endswith(".pub")
     stem, dot, ext = lower.rpartition(".")
     if not dot:
@@ -106,7 +108,9 @@ def _secret_location(path: str) -> bool:
     if paths.is_under(path, "/etc/ssh"):
         name = path.rsplit("/", 1)[-1]
         return path == "/etc/ssh" or (name.startswith("ssh_host_") and not name.endswith(".pub"))
-    return bool(re.fullmatch(r"/proc/[^/]+(?:/task/[^/]+)?/environ", path))
+    return path.endswith("/environ") and bool(
+        re.fullmatch(r"/proc/[^/]+(?:/task/[^/]+)?/environ", path)
+    )
 
 
 def _glob_secret(pattern: str) -> bool:

@@ -35,7 +35,8 @@ def _names(text: str) -> frozenset[str]:
 
 def is_remote(value: str) -> bool:
     """`host:path`, `user@host:path`, `s3://b/k`, `remote:` (rclone)."""
-    return bool(_REMOTE.match(value)) and not value.startswith(("/", "./", "~"))
+    # Every remote form has a `:`; without one the pattern need not compile.
+    return ":" in value and bool(_REMOTE.match(value)) and not value.startswith(("/", "./", "~"))
 
 
 def socket_redirect(inv: Invocation, writes: bool | None = None) -> bool:

@@ -31,6 +31,8 @@ _AGENT_PROJECT = lazy_regex(
     r"(?:\A|/)(?:\.claude/settings(?:\.local)?\.json|\.gemini/settings\.json"
     r"|\.hermes/(?:\.env|config\.yaml))\Z"
 )
+# The file names `_AGENT_PROJECT` can end with: others need not compile it.
+_AGENT_PROJECT_NAMES = frozenset({"settings.json", "settings.local.json", ".env", "config.yaml"})
 _CREDENTIAL_FILES = (
     "~/.netrc", "~/.docker/config.json", "~/.kube/config", "~/.git-credentials", "~/.pgpass",
     "~/.npmrc", "~/.pypirc", "~/.config/gh/hosts.yml",
@@ -62,7 +64,11 @@ def _under(path: str, roots: tuple[str, ...]) -> bool:
 def family_of(path: str, project_root: bool = False) -> str | None:
     """The sensitive family a canonical path belongs to, most specific first."""
     name = path.rsplit("/", 1)[-1]
-    if path in _AGENT_FILES or _under(path, _AGENT_DIRS) or _AGENT_PROJECT.search(path):
+    if (
+        path in _AGENT_FILES
+        or _under(path, _AGENT_DIRS)
+        or (name in _AGENT_PROJECT_NAMES and _AGENT_PROJECT.search(path))
+    ):
         return "agent-config"
     if paths.is_under(path, SSH_DIR):
         return "ssh"

@@ -26,7 +26,9 @@ def normalized(word: Word, inv: Invocation) -> str | None:
 
 
 def is_raw_device(value: str) -> bool:
-    return bool(RAW_DEVICE.match(value))
+    # The prefix test first: most words are no device, and the pattern then
+    # never compiles in that process (ADR 0003).
+    return value.startswith("/dev/") and bool(RAW_DEVICE.match(value))
 
 
 def recursive(inv: Invocation) -> bool:

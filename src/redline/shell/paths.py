@@ -29,6 +29,7 @@ SYSTEM_DIRS = frozenset(
 )  # fmt: skip
 _SYSTEM_LOWER = frozenset(d.lower() for d in SYSTEM_DIRS)
 _HOME_PARENTS = ("/home/", "/Users/")
+_HOME_PARENTS_AND_ROOT = ("/home/", "/Users/", "/root", "/var/root")
 _USER_HOME = lazy_regex(r"\A(?:/home/[^/]+|/Users/[^/]+|/root|/var/root)\Z")
 
 
@@ -111,7 +112,7 @@ def is_system_dir(path: str) -> bool:
 def is_home_dir(path: str) -> bool:
     """The home directory (`~`, `/home/me`, `/root`) itself or all of its contents."""
     target = _contents_of(path) or path
-    if target == "~" or _USER_HOME.match(target):
+    if target == "~" or (target.startswith(_HOME_PARENTS_AND_ROOT) and _USER_HOME.match(target)):
         return True
     return is_glob(target) and target.startswith(_HOME_PARENTS) and target.count("/") == 2
 
