@@ -43,12 +43,43 @@ _NEW_GLOBALS: dict[str, Any] = {"_tuple_new": tuple.__new__, "__builtins__": {}}
 _NEW_TEMPLATES: dict[int, CodeType] = {}
 
 
+# `__new__` for 0 to 20 fields, written out: no class needs a compile at run
+# time (a wider one compiles its own, once per width).
+_tuple_new = tuple.__new__
+_WRITTEN: tuple[Any, ...] = (
+    lambda _cls: _tuple_new(_cls, ()),
+    lambda _cls, f0: _tuple_new(_cls, (f0,)),
+    lambda _cls, f0, f1: _tuple_new(_cls, (f0, f1)),
+    lambda _cls, f0, f1, f2: _tuple_new(_cls, (f0, f1, f2)),
+    lambda _cls, f0, f1, f2, f3: _tuple_new(_cls, (f0, f1, f2, f3)),
+    lambda _cls, f0, f1, f2, f3, f4: _tuple_new(_cls, (f0, f1, f2, f3, f4)),
+    lambda _cls, f0, f1, f2, f3, f4, f5: _tuple_new(_cls, (f0, f1, f2, f3, f4, f5)),
+    lambda _cls, f0, f1, f2, f3, f4, f5, f6: _tuple_new(_cls, (f0, f1, f2, f3, f4, f5, f6)),
+    lambda _cls, f0, f1, f2, f3, f4, f5, f6, f7: _tuple_new(_cls, (f0, f1, f2, f3, f4, f5, f6, f7)),
+    lambda _cls, f0, f1, f2, f3, f4, f5, f6, f7, f8: _tuple_new(_cls, (f0, f1, f2, f3, f4, f5, f6, f7, f8)),  # noqa: E501
+    lambda _cls, f0, f1, f2, f3, f4, f5, f6, f7, f8, f9: _tuple_new(_cls, (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9)),  # noqa: E501
+    lambda _cls, f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10: _tuple_new(_cls, (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10)),  # noqa: E501
+    lambda _cls, f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11: _tuple_new(_cls, (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11)),  # noqa: E501
+    lambda _cls, f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12: _tuple_new(_cls, (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12)),  # noqa: E501
+    lambda _cls, f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13: _tuple_new(_cls, (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13)),  # noqa: E501
+    lambda _cls, f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14: _tuple_new(_cls, (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14)),  # noqa: E501
+    lambda _cls, f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15: _tuple_new(_cls, (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15)),  # noqa: E501
+    lambda _cls, f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16: _tuple_new(_cls, (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16)),  # noqa: E501
+    lambda _cls, f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17: _tuple_new(_cls, (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17)),  # noqa: E501
+    lambda _cls, f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18: _tuple_new(_cls, (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18)),  # noqa: E501
+    lambda _cls, f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19: _tuple_new(_cls, (f0, f1, f2, f3, f4, f5, f6, f7, f8, f9, f10, f11, f12, f13, f14, f15, f16, f17, f18, f19)),  # noqa: E501
+)  # fmt: skip
+
+
 def _new_template(arity: int) -> CodeType:
-    """A `__new__(_cls, f0, ..., fN)` that builds the tuple, compiled once per arity."""
+    """A `__new__(_cls, f0, ..., fN)` that builds the tuple."""
+    if arity < len(_WRITTEN):
+        written: CodeType = _WRITTEN[arity].__code__
+        return written
     code = _NEW_TEMPLATES.get(arity)
     if code is None:
         params = ", ".join(f"f{i}" for i in range(arity))
-        source = f"lambda _cls, {params}: _tuple_new(_cls, ({params}{',' if arity else ''}))"
+        source = f"lambda _cls, {params}: _tuple_new(_cls, ({params},))"
         code = eval(source, _NEW_GLOBALS).__code__  # noqa: S307 - our own fixed source
         _NEW_TEMPLATES[arity] = code
     return code
