@@ -332,3 +332,21 @@ def test_the_installed_command_ignores_modules_in_the_agents_directory(
     assert done.returncode == 0, done.stderr
     answer = json.loads(done.stdout)["hookSpecificOutput"]
     assert answer["permissionDecision"] == "deny"
+
+
+def test_the_hook_runs_without_site_but_with_every_package_directory() -> None:
+    import site
+
+    import redline
+    from redline.hooks.install import hook_argv, import_path
+
+    argv = hook_argv("claude-code", ["--allow-explicit"])
+    assert argv[:3] == [sys.executable, "-I", "-S"]
+    assert argv[-3:] == ["hook", "claude-code", "--allow-explicit"]
+    folders = import_path()
+    assert folders[0] == os.path.dirname(os.path.dirname(os.path.abspath(redline.__file__)))
+    assert {f for f in site.getsitepackages() if os.path.isdir(f)} <= set(folders)
+    assert json.dumps(folders) in argv[4]
+    # Another interpreter: its package directories are not known here, so `site` runs.
+    other = hook_argv("codex", python="/opt/other/bin/python3")
+    assert other[:3] == ["/opt/other/bin/python3", "-I", "-c"]

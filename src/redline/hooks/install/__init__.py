@@ -113,17 +113,22 @@ def hook_argv(host: str, flags: Sequence[str] = (), *, python: str | None = None
 
 
 def import_path() -> list[str]:
-    """Where this redline is installed, then where this Python's packages are."""
-    import sysconfig
+    """Where this redline is installed, then the package directories `site`
+    gives this Python (the virtual environment's, or the system's and the
+    user's: on Debian, PyYAML from apt sits in another one)."""
+    import site
 
     import redline
 
-    paths = [os.path.dirname(os.path.dirname(os.path.abspath(redline.__file__)))]
-    for key in ("purelib", "platlib"):
-        folder = sysconfig.get_paths()[key]
-        if folder not in paths:
-            paths.append(folder)
-    return paths
+    folders = [os.path.dirname(os.path.dirname(os.path.abspath(redline.__file__)))]
+    folders += site.getsitepackages()
+    if site.ENABLE_USER_SITE:
+        folders.append(site.getusersitepackages())
+    kept: list[str] = []
+    for folder in folders:
+        if folder not in kept and os.path.isdir(folder):
+            kept.append(folder)
+    return kept
 
 
 def is_ours(command: str, host: str) -> bool:
