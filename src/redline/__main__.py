@@ -5,6 +5,10 @@ from __future__ import annotations
 import os
 import sys
 
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
+if TYPE_CHECKING:
+    from redline.image import ModuleImage
+
 
 def _main() -> int:
     argv = sys.argv[1:]
@@ -15,6 +19,7 @@ def _main() -> int:
             import gc
 
             gc.disable()
+            _serve_from_image()
             from redline.cli.hook import fast_main
 
             return fast_main(argv[1:])
@@ -24,6 +29,22 @@ def _main() -> int:
     from redline.cli.main import main
 
     return main(argv)
+
+
+_image: list[ModuleImage] = []
+
+
+def _serve_from_image() -> None:
+    """Load redline's modules from the hook image (ADR 0004); if that fails,
+    the usual imports serve them."""
+    try:
+        from redline.image import ModuleImage
+
+        image = ModuleImage.for_redline()
+        image.install()
+        _image.append(image)
+    except Exception:  # noqa: BLE001, S110 - only a faster path is lost
+        pass
 
 
 def _hook_exit(code: int) -> None:
@@ -36,6 +57,11 @@ def _hook_exit(code: int) -> None:
         sys.stderr.flush()
     except BaseException:  # noqa: BLE001 - the host stopped reading: block
         code = 2
+    for image in _image:  # after the answer: a rewrite never delays it
+        try:
+            image.save()
+        except Exception:  # noqa: BLE001, S112 - the next process rewrites it
+            continue
     os._exit(code)
 
 

@@ -1,0 +1,91 @@
+"""The hook image serves a package's modules from one file, never stale ones."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+RUN = """
+import json, sys
+from redline.image import ModuleImage
+root, path = sys.argv[1], sys.argv[2]
+image = ModuleImage("pkgx", root, path)
+image.install()
+sys.path.insert(0, root)
+import pkgx.a, pkgx.sub.b
+print(json.dumps({
+    "values": [pkgx.a.VALUE, pkgx.sub.b.VALUE],
+    "served": sorted(image.served),
+    "file": pkgx.sub.b.__file__,
+    "package_path": list(pkgx.sub.__path__),
+}))
+image.save()
+"""
+
+
+def make_package(root: Path) -> None:
+    (root / "pkgx" / "sub").mkdir(parents=True)
+    (root / "pkgx" / "__init__.py").write_text("")
+    (root / "pkgx" / "a.py").write_text("VALUE = 'a1'\n")
+    (root / "pkgx" / "sub" / "__init__.py").write_text("")
+    (root / "pkgx" / "sub" / "b.py").write_text("from pkgx.a import VALUE as A\nVALUE = A + 'b1'\n")
+
+
+def run(root: Path, image: Path) -> dict[str, object]:
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, str(root), str(image)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    result: dict[str, object] = json.loads(done.stdout)
+    return result
+
+
+def test_the_second_process_is_served_from_the_image(tmp_path: Path) -> None:
+    root, image = tmp_path / "src", tmp_path / "cache" / "image.bin"
+    make_package(root)
+    first = run(root, image)
+    assert first["values"] == ["a1", "a1b1"] and first["served"] == []
+    assert image.is_file()
+    second = run(root, image)
+    assert second["values"] == ["a1", "a1b1"]
+    assert second["served"] == ["pkgx.a", "pkgx.sub", "pkgx.sub.b"]
+    assert second["file"] == str(root / "pkgx" / "sub" / "b.py")
+    assert second["package_path"] == [str(root / "pkgx" / "sub")]
+
+
+def test_a_changed_source_is_imported_as_it_is_now(tmp_path: Path) -> None:
+    root, image = tmp_path / "src", tmp_path / "image.bin"
+    make_package(root)
+    run(root, image)
+    run(root, image)
+    source = root / "pkgx" / "a.py"
+    source.write_text("VALUE = 'a2-longer'\n")
+    os.utime(source, ns=(1_000_000_000, 1_000_000_000))  # even with an older time
+    changed = run(root, image)
+    assert changed["values"] == ["a2-longer", "a2-longerb1"]
+    assert "pkgx.a" not in changed["served"]  # CPython imported it the usual way
+    again = run(root, image)  # and the image was rewritten with it
+    assert again["values"] == ["a2-longer", "a2-longerb1"]
+    assert "pkgx.a" in again["served"]
+
+
+def test_a_damaged_image_is_ignored_and_rewritten(tmp_path: Path) -> None:
+    root, image = tmp_path / "src", tmp_path / "image.bin"
+    make_package(root)
+    image.write_bytes(b"\x00not marshal data at all")
+    assert run(root, image)["values"] == ["a1", "a1b1"]
+    assert run(root, image)["served"] == ["pkgx.a", "pkgx.sub", "pkgx.sub.b"]
+
+
+def test_a_read_only_place_means_no_image_and_no_error(tmp_path: Path) -> None:
+    root = tmp_path / "src"
+    make_package(root)
+    image = tmp_path / "missing-dir" / "sub" / "image.bin"
+    (tmp_path / "missing-dir").write_text("a file where the directory would be")
+    assert run(root, image)["values"] == ["a1", "a1b1"]
+    assert run(root, image)["served"] == []
