@@ -37,6 +37,7 @@ from redline.audit.recorder import (
     record_outcome,
 )
 from redline.audit.redact import is_secret_name, redact_value, secret_values
+from redline.audit.sqlite import SqliteStore
 from redline.audit.store import Store, open_store
 from redline.decision import Decision, Verdict
 from redline.gate.actions import ToolCall
@@ -83,7 +84,8 @@ class Service:
         self.signer = signer
         self.timeout_s = timeout_s
         self.store: Store = open_store(store_url)
-        self.writer = LogWriter(self.store)
+        # A local SQLite commit is cheapest on the loop; see `LogWriter`.
+        self.writer = LogWriter(self.store, inline=isinstance(self.store, SqliteStore))
         self.db = Database(store_url)
         self.pending = PendingTable(self.db)
         self.pairing = Pairing(self.db)
