@@ -42,9 +42,12 @@ def _loopback_host(scope: Scope) -> bool:
     return name.lower() in LOOPBACK_HOSTS and (not colon or port.isdigit())
 
 
+# The same bytes as Starlette's JSONResponse.
+_encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+
+
 def _dumps(value: Any) -> bytes:
-    # The same bytes as Starlette's JSONResponse.
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+    return _encode(value).encode()
 
 
 async def _send(send: Send, status: int, value: Any, body: bytes | None = None) -> None:

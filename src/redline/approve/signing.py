@@ -38,8 +38,11 @@ def encode_public(public_raw: bytes) -> str:
     return base64.b64encode(public_raw).decode("ascii")
 
 
+_encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode
+
+
 def canonical(body: dict[str, Any]) -> bytes:
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+    return _encode(body).encode()
 
 
 class Signer:
