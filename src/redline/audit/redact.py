@@ -371,22 +371,16 @@ _UNHINTED = tuple(pattern for pattern in PATTERNS if not pattern.hints)
 _ALL_HINTS = frozenset(hint for pattern in PATTERNS for hint in pattern.hints)
 
 
-@lru_cache(maxsize=1)
-def _any_hint() -> re.Pattern[str]:
-    """Every pattern's hints in one regex: most texts hold none of them."""
-    return re.compile("|".join(re.escape(hint) for hint in sorted(_ALL_HINTS)))
-
-
 def redact_text(text: str, known: KnownSecrets = NO_SECRETS) -> str:
     """`text` with every secret replaced by `[REDACTED:<kind>]`."""
     text = known.redact(text)
     lowered = text.lower()
-    if _any_hint().search(lowered) is None:
-        # No hint at all (most texts): one search instead of a test per pattern.
+    # Which hints the text holds, once (plain substring tests: no regex to compile).
+    present = {hint for hint in _ALL_HINTS if hint in lowered}
+    if not present:  # most texts: only a pattern without hints could match
         for pattern in _UNHINTED:
             text = _replace(pattern, text)
         return text
-    present = {hint for hint in _ALL_HINTS if hint in lowered}
     for pattern in PATTERNS:
         if not pattern.hints or not present.isdisjoint(pattern.hints):
             text = _replace(pattern, text)
