@@ -22,6 +22,7 @@ thread copies the WAL into the database file while the loop goes on judging
 on the loop every ~1,000 pages, a pause of milliseconds with its fsyncs.
 Commits wait for it, so the WAL starts afresh after it; if it fails, SQLite's
 own checkpoint still runs as before.
+
 An answer is only returned after its own transaction committed; if that
 commit fails, every call in it gets `LogUnavailable` (and so a deny
 `log-unavailable`), never an answer for an entry that is not in the log.
