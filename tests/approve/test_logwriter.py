@@ -221,23 +221,3 @@ def test_a_local_sqlite_log_is_committed_on_the_loop_in_batches(tmp_path: Path) 
     assert all(r["answer"]["verdict"] == "allow" for r in replies)
     with open_store(f"sqlite://{tmp_path}/log.sqlite3", create=False) as store:
         assert store.count() == 60 and verify_store(store).ok
-
-
-def test_checkpoints_run_on_the_writers_thread_between_commits(tmp_path: Path) -> None:
-    store = open_store(f"sqlite://{tmp_path}/log.sqlite3")
-    threads: list[int] = []
-
-    def checkpoint() -> None:
-        threads.append(threading.get_ident())
-
-    writer = LogWriter(store, inline=True, checkpoint=checkpoint, checkpoint_every=3)
-
-    async def run() -> list[int]:
-        seqs = [await writer.append(record(n)) for n in range(30)]  # one commit each
-        await writer.close()
-        return seqs
-
-    assert asyncio.run(run()) == list(range(1, 31))
-    assert len(threads) == 10 and threading.get_ident() not in threads
-    assert verify_store(store).ok
-    store.close()

@@ -344,23 +344,3 @@ def test_failed_append_rolls_back_and_the_store_stays_usable(
     assert store.append(make_record(3)).seq == 2
     assert [seq for seq, *_ in store.links()] == [1, 2]
     assert store.count() == 2
-
-
-def test_a_sqlite_checkpoint_lets_the_next_commit_start_the_wal_afresh(
-    tmp_path: Path, make_record: MakeRecord
-) -> None:
-    store = open_store(f"sqlite://{tmp_path}/log.sqlite3")
-    wal = tmp_path / "log.sqlite3-wal"
-
-    def restarts() -> int:  # the WAL header's checkpoint sequence: +1 each time it starts afresh
-        return int.from_bytes(wal.read_bytes()[12:16], "big")
-
-    fill(store, make_record, 30)
-    before = restarts()
-    store.append(make_record(31))
-    assert restarts() == before  # appended to the WAL
-    store.checkpoint()
-    store.append(make_record(32))
-    assert restarts() == before + 1
-    assert store.count() == 32 and verify_store(store).ok
-    store.close()

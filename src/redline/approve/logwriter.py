@@ -16,13 +16,6 @@ commit that waits on a network (PostgreSQL) goes to the writer's thread while
 the loop goes on judging calls; a lone record is committed on the loop there
 too, as handing it over costs more than its commit.
 
-With a `checkpoint` (SQLite's), every `checkpoint_every` commits the writer's
-thread copies the WAL into the database file while the loop goes on judging
-(the checkpoint holds no GIL); SQLite would otherwise do it inside a commit
-on the loop every ~1,000 pages, a pause of milliseconds with its fsyncs.
-Commits wait for it, so the WAL starts afresh after it; if it fails, SQLite's
-own checkpoint still runs as before.
-
 An answer is only returned after its own transaction committed; if that
 commit fails, every call in it gets `LogUnavailable` (and so a deny
 `log-unavailable`), never an answer for an entry that is not in the log.
@@ -36,7 +29,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import logging
 from collections.abc import Callable
 
 from redline.audit.entry import Record
@@ -44,32 +36,17 @@ from redline.audit.store import LogUnavailable, Payload, Store
 
 MAX_BATCH = 256
 """Records in one transaction at most, so one commit stays short."""
-CHECKPOINT_EVERY = 64
-"""Commits between two checkpoints: at 5 to 12 WAL pages a commit, before
-SQLite's own checkpoint at 1,000 pages."""
-
-log = logging.getLogger("redline.approve")
 
 Pending = tuple[Record, Payload | None, "asyncio.Future[int]"]
 
 
 class LogWriter:
-    """Appends from the event loop, committed in batches (on the loop or its thread)."""
+    """Appends from the event loop, committed in batches on one thread."""
 
-    def __init__(
-        self,
-        store: Store,
-        max_batch: int = MAX_BATCH,
-        *,
-        inline: bool = False,
-        checkpoint: Callable[[], object] | None = None,
-        checkpoint_every: int = CHECKPOINT_EVERY,
-    ) -> None:
+    def __init__(self, store: Store, max_batch: int = MAX_BATCH, *, inline: bool = False) -> None:
         self.store = store
         self.max_batch = max_batch
         self.inline = inline
-        self.checkpoint = checkpoint
-        self.checkpoint_every = checkpoint_every
         self.batches = 0
         self.appended = 0
         self._queue: list[Pending] = []
@@ -116,20 +93,12 @@ class LogWriter:
                 for (_, _, done), seq in zip(batch, entries, strict=True):
                     if not done.done():
                         done.set_result(seq)
-                if self.checkpoint is not None and self.batches % self.checkpoint_every == 0:
-                    await self._checkpoint(self.checkpoint)
         finally:
             self._running = None
             for _, _, done in self._queue:  # only if the loop is being torn down
                 if not done.done():
                     done.set_exception(LogUnavailable("the service is stopping", "try again"))
             self._queue.clear()
-
-    async def _checkpoint(self, checkpoint: Callable[[], object]) -> None:
-        try:
-            await asyncio.get_running_loop().run_in_executor(self._thread, checkpoint)
-        except Exception as err:  # noqa: BLE001 - the log is whole; SQLite checkpoints itself
-            log.warning("a log checkpoint failed: %s", err)
 
     def _commit(self, items: list[tuple[Record, Payload | None]]) -> Callable[[], list[int]]:
         def run() -> list[int]:

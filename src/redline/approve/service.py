@@ -84,11 +84,8 @@ class Service:
         self.signer = signer
         self.timeout_s = timeout_s
         self.store: Store = open_store(store_url)
-        # A local SQLite commit is cheapest on the loop, its checkpoint on a thread.
-        if isinstance(self.store, SqliteStore):
-            self.writer = LogWriter(self.store, inline=True, checkpoint=self.store.checkpoint)
-        else:
-            self.writer = LogWriter(self.store)
+        # A local SQLite commit is cheapest on the loop; see `LogWriter`.
+        self.writer = LogWriter(self.store, inline=isinstance(self.store, SqliteStore))
         self.db = Database(store_url)
         self.pending = PendingTable(self.db)
         self.pairing = Pairing(self.db)

@@ -149,16 +149,6 @@ class SqliteStore:
                 raise _unavailable(self.path, err) from err
         return entries
 
-    def checkpoint(self) -> None:
-        """Copy the WAL into the database file now (PASSIVE: waits for no reader
-        or writer), so the next commit can start the WAL afresh; SQLite
-        otherwise does it inside a commit every ~1,000 pages."""
-        with self._lock:
-            try:
-                self._conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()
-            except sqlite3.Error as err:
-                raise _unavailable(self.path, err) from err
-
     def get(self, seq: int) -> Entry | None:
         rows = self._fetch("SELECT seq, prev, hash, body FROM entries WHERE seq = ?", (seq,))
         return Entry.from_link(rows[0]) if rows else None
