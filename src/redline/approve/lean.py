@@ -5,9 +5,9 @@ as much as judging a call; this handler reads the body, asks the service and
 writes the JSON answer, nothing else. It answers what the routed endpoint
 in `app` answers (same status codes, same JSON value; a signed answer is
 written as the text it was signed over), and refuses a body over `MAX_BODY`.
-On loopback HTTP it takes only a `Host` of `127.0.0.1` or `localhost` (with or without a port);
-anything else goes the routed way, whose host check refuses it, so this path
-never loosens what the app enforces.
+On loopback HTTP it takes only a `Host` of `127.0.0.1` or `localhost` (with
+or without a port); anything else goes the routed way, whose host check
+refuses it, so this path never loosens what the app enforces.
 """
 
 from __future__ import annotations
