@@ -5,7 +5,9 @@ Run as `python bench/bench_service.py` (about a minute). It prints:
   HTTP, with one client and with `--connections` clients (16 by default; load
   from a separate process: keep-alive connections, one request in flight on
   each), target >= 3,000/s on 2 cores, and the service's CPU time per call
-  (steadier than the rate on a shared machine);
+  (steadier than the rate on a shared machine), and the share of the CPUs
+  that other work took meanwhile (on a shared machine, every figure drops
+  with it);
 - p50/p99 latency of one auto decision on a kept-alive connection, and of a
   whole hook-style exchange (connect, ask, verify the signature), target p99
   <= 5 ms;
@@ -90,7 +92,9 @@ async def _load(address: str, seconds: float, connections: int, base: int) -> in
 
 
 def _load_process(address: str, seconds: float, connections: int, base: int, out: Any) -> None:
-    out.put(asyncio.run(_load(address, seconds, connections, base)))
+    start = time.process_time()
+    count = asyncio.run(_load(address, seconds, connections, base))
+    out.put((count, time.process_time() - start))
 
 
 def cpu_s(pid: int) -> float:
@@ -99,19 +103,32 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def throughput(address: str, seconds: float, connections: int, pid: int) -> tuple[float, float]:
-    """Calls per second, and the service's CPU microseconds per call."""
+def machine_cpu_s() -> tuple[float, float]:
+    """Busy and total CPU seconds of the whole machine so far (all cores)."""
+    fields = [int(n) for n in Path("/proc/stat").read_text().split("\n", 1)[0].split()[1:9]]
+    idle = fields[3] + fields[4]
+    return (sum(fields) - idle) / os.sysconf("SC_CLK_TCK"), sum(fields) / os.sysconf("SC_CLK_TCK")
+
+
+def throughput(
+    address: str, seconds: float, connections: int, pid: int
+) -> tuple[float, float, float]:
+    """Calls per second, the service's CPU microseconds per call, and the share
+    of the machine's CPU that other work (neither the service nor the load)
+    took meanwhile: on a shared machine every figure drops with it."""
     queue: Any = multiprocessing.Queue()
     start = time.perf_counter()
     proc = multiprocessing.Process(
         target=_load_process, args=(address, seconds, connections, int(start * 1000), queue)
     )
-    before = cpu_s(pid)
+    before, (busy, total) = cpu_s(pid), machine_cpu_s()
     proc.start()
-    count = int(queue.get(timeout=seconds + 120))
+    count, load_cpu = queue.get(timeout=seconds + 120)
     proc.join()
     used = cpu_s(pid) - before
-    return count / seconds, used / max(count, 1) * 1e6
+    busy_after, total_after = machine_cpu_s()
+    other = max(0.0, busy_after - busy - used - load_cpu) / max(total_after - total, 1e-9)
+    return count / seconds, used / max(count, 1) * 1e6, other
 
 
 async def _latency(address: str, count: int) -> list[float]:
@@ -170,9 +187,10 @@ def main() -> None:
             sock, http = service.paths.hook_socket, f"127.0.0.1:{port}"
             for label, address in (("unix socket", sock), ("loopback HTTP", http)):
                 for clients in sorted({1, args.connections}):
-                    rate, cpu = throughput(address, args.seconds, clients, service.proc.pid)
+                    rate, cpu, other = throughput(address, args.seconds, clients, service.proc.pid)
                     print(f"auto decisions through the {label}, {clients} client(s): "
-                          f"{rate:,.0f} calls/s, service CPU {cpu:.0f} us/call")  # fmt: skip
+                          f"{rate:,.0f} calls/s, service CPU {cpu:.0f} us/call "
+                          f"(other work: {other:.0%} of the CPUs)")  # fmt: skip
             times = asyncio.run(_latency(sock, 3000))
             print(f"auto decision latency, kept-alive unix socket: {percentiles(times)}")
             hook_times = []

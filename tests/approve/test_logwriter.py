@@ -188,3 +188,36 @@ def test_the_lean_decision_route_refuses_what_the_routed_one_refuses(tmp_path: P
 
     codes = [reply.status_code for reply in asyncio.run(run())]
     assert codes == [400, 400, 400, 413]
+
+
+class Watched:
+    """A store that notes which thread ran each commit, and its size."""
+
+    def __init__(self, inner: Store) -> None:
+        self.inner = inner
+        self.commits: list[tuple[int, int]] = []
+
+    def append_many(self, items: Sequence[tuple[Record, Payload | None]]) -> list[Entry]:
+        self.commits.append((threading.get_ident(), len(items)))
+        return self.inner.append_many(items)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def test_a_local_sqlite_log_is_committed_on_the_loop_in_batches(tmp_path: Path) -> None:
+    async def run() -> list[dict[str, Any]]:
+        service = make_service(tmp_path)
+        assert service.writer.inline  # no hand-off to a thread for a local file
+        watched = Watched(service.store)
+        service.writer.store = watched  # type: ignore[assignment]
+        replies = await asyncio.gather(*(service.decide(call(n)) for n in range(60)))
+        assert {thread for thread, _ in watched.commits} == {threading.get_ident()}
+        assert sum(size for _, size in watched.commits) == 60 and len(watched.commits) < 60
+        await service.stop()
+        return list(replies)
+
+    replies = asyncio.run(run())
+    assert all(r["answer"]["verdict"] == "allow" for r in replies)
+    with open_store(f"sqlite://{tmp_path}/log.sqlite3", create=False) as store:
+        assert store.count() == 60 and verify_store(store).ok

@@ -43,7 +43,7 @@ def sign(signer: Signer, **change: Any) -> dict[str, Any]:
         "decision": ALLOW,
     }
     fields.update(change)
-    return signer.sign(**fields)
+    return signer.sign(**fields).envelope
 
 
 def code_of(envelope: Any, signer: Signer, request: str | None = "r1") -> str:
@@ -55,6 +55,18 @@ def code_of(envelope: Any, signer: Signer, request: str | None = "r1") -> str:
 def test_a_good_answer_verifies(signer: Signer) -> None:
     body = verify(sign(signer), signer.public_raw, request="r1", nonce=NONCE, call=CALL)
     assert (body["verdict"], body["outcome"], body["key"]) == ("allow", "auto", signer.key_id)
+
+
+def test_the_signed_text_is_the_answer_as_json(signer: Signer) -> None:
+    # The lean route writes this text instead of encoding the answer again.
+    decision = Decision(Verdict.DENY, reason="écrit « ailleurs »").to_json()
+    signed = signer.sign(
+        request="r1", nonce=NONCE, call=CALL, outcome="auto", verdict="deny", decision=decision
+    )
+    assert json.loads(signed.text) == signed.envelope["answer"]
+    assert signed.envelope["sig"] == signed.sig
+    body = verify(signed.envelope, signer.public_raw, request="r1", nonce=NONCE, call=CALL)
+    assert body["decision"]["reason"] == "écrit « ailleurs »"
 
 
 def test_a_forged_answer_is_refused(signer: Signer) -> None:
@@ -149,7 +161,7 @@ def forge(signer: Signer, request: dict[str, Any], **change: Any) -> dict[str, A
         "decision": ALLOW,
     }
     fields.update(change)
-    return signer.sign(**fields)
+    return signer.sign(**fields).envelope
 
 
 def _bad_signature(s: Signer, r: dict[str, Any]) -> dict[str, Any]:

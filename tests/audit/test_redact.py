@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from redline.audit.redact import (
     MIN_VALUE_LENGTH,
@@ -181,3 +183,27 @@ def test_huge_text_is_redacted_quickly() -> None:
     out = redact_text(text)
     assert "abcdef123" not in out
     assert out.count("[REDACTED:secret-env]") == 1
+
+
+FRAGMENTS = [example for p in PATTERNS for example in (*p.must_redact, *p.must_not_redact)]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.one_of(st.sampled_from(FRAGMENTS), st.text("aA0:=/ -_@'\"|$", max_size=12)),
+        max_size=6,
+    )
+)
+def test_a_pattern_only_matches_text_holding_one_of_its_hints(parts: list[str]) -> None:
+    # `redact_text` skips a pattern whose hints are all absent: that must never skip a match.
+    text = " ".join(parts)
+    for pattern in PATTERNS:
+        if pattern.hints and pattern.matches(text):
+            assert any(hint in text.lower() for hint in pattern.hints), pattern.kind
+
+
+def test_text_without_any_hint_is_returned_as_is() -> None:
+    assert redact_text("ls -la /srv/app") == "ls -la /srv/app"
+    known = secret_values({"DEPLOY_TOKEN": "plain-words-here"})
+    assert redact_text("echo plain-words-here", known) == "echo [REDACTED:env:DEPLOY_TOKEN]"

@@ -30,6 +30,10 @@ LONG_POLL_S = 20.0
 GRACE_S = 15.0
 """How long past the deadline a hook keeps asking for the timeout's answer."""
 
+# The canonical JSON a call's hash and an answer's signature are computed over
+# (one encoder, not one per call).
+_canonical = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode
+
 NO_RETRY = (
     "Do not retry it another way (another tool, another spelling, a script or a sub-agent): "
     "the owner's answer is not an obstacle."
@@ -61,7 +65,7 @@ def call_digest(
         "context": context,
         "agent": agent,
     }
-    text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+    text = _canonical(body)
     return hashlib.sha256(text.encode()).hexdigest()
 
 
@@ -106,7 +110,7 @@ def verify(
         raise Unverified("unknown-key")
     try:
         signature = base64.b64decode(str(envelope.get("sig", "")), validate=True)
-        text = json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
+        text = _canonical(body)
         Ed25519PublicKey.from_public_bytes(pinned).verify(signature, text.encode())
     except (ValueError, InvalidSignature):
         raise Unverified("bad-signature") from None

@@ -3,11 +3,11 @@
 Starlette's middleware stack, router, `Request` and `JSONResponse` cost about
 as much as judging a call; this handler reads the body, asks the service and
 writes the JSON answer, nothing else. It answers what the routed endpoint
-in `app` answers (same status codes, same JSON), and refuses a body over
-`MAX_BODY`. On loopback HTTP it
-takes only a `Host` of `127.0.0.1` or `localhost` (with or without a port);
-anything else goes the routed way, whose host check refuses it, so this path
-never loosens what the app enforces.
+in `app` answers (same status codes, same JSON value; a signed answer is
+written as the text it was signed over), and refuses a body over `MAX_BODY`.
+On loopback HTTP it takes only a `Host` of `127.0.0.1` or `localhost` (with
+or without a port); anything else goes the routed way, whose host check
+refuses it, so this path never loosens what the app enforces.
 """
 
 from __future__ import annotations
@@ -42,13 +42,16 @@ def _loopback_host(scope: Scope) -> bool:
     return name.lower() in LOOPBACK_HOSTS and (not colon or port.isdigit())
 
 
+# The same bytes as Starlette's JSONResponse.
+_encode = json.JSONEncoder(ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode
+
+
 def _dumps(value: Any) -> bytes:
-    # The same bytes as Starlette's JSONResponse.
-    return json.dumps(value, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode()
+    return _encode(value).encode()
 
 
-async def _send(send: Send, status: int, value: Any) -> None:
-    body = _dumps(value)
+async def _send(send: Send, status: int, value: Any, body: bytes | None = None) -> None:
+    body = _dumps(value) if body is None else body
     headers = [*_JSON, (b"content-length", str(len(body)).encode())]
     await send({"type": "http.response.start", "status": status, "headers": headers})
     await send({"type": "http.response.body", "body": body})
@@ -76,8 +79,8 @@ async def decide(service: Service, scope: Scope, receive: Receive, send: Send) -
             raise ValueError("the body is not JSON") from None
         if not isinstance(body, dict):
             raise ValueError("the body must be a JSON object")
-        answer = await service.decide(body)
+        answer, text = await service.decide_reply(body)
     except ValueError as err:
         await _send(send, 400, {"error": str(err)})
         return
-    await _send(send, 200, answer)
+    await _send(send, 200, answer, text)

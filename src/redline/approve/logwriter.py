@@ -3,10 +3,19 @@
 Every auto-decided call must be in the log before its answer goes out, and a
 commit per call (BEGIN, read the head, insert, COMMIT) was a third of a
 decision's cost. `LogWriter.append` queues a record and waits for the commit
-that carries it; every record that arrived while a commit was running goes
-into the next one, in one transaction, run on the writer's thread (the event
-loop goes on judging calls meanwhile). No timer: a lone call is committed at
-once, on the loop itself, and under load the batches grow by themselves.
+that carries it; every record queued while a commit runs, or in the same turn
+of the event loop, goes into the next one, in one transaction. No timer: a
+lone call is committed at once, and under load the batches grow by themselves.
+
+Where a commit runs depends on the store. A local SQLite commit is a fraction
+of a millisecond that holds the GIL most of the time: on the loop it costs
+just that; on a thread it cost as much again in GIL hand-offs and wake-ups,
+and bought no parallel judging (`inline`). Like a lone commit always did, it
+then blocks the loop while another process holds the log's write lock. A
+commit that waits on a network (PostgreSQL) goes to the writer's thread while
+the loop goes on judging calls; a lone record is committed on the loop there
+too, as handing it over costs more than its commit.
+
 An answer is only returned after its own transaction committed; if that
 commit fails, every call in it gets `LogUnavailable` (and so a deny
 `log-unavailable`), never an answer for an entry that is not in the log.
@@ -34,9 +43,10 @@ Pending = tuple[Record, Payload | None, "asyncio.Future[int]"]
 class LogWriter:
     """Appends from the event loop, committed in batches on one thread."""
 
-    def __init__(self, store: Store, max_batch: int = MAX_BATCH) -> None:
+    def __init__(self, store: Store, max_batch: int = MAX_BATCH, *, inline: bool = False) -> None:
         self.store = store
         self.max_batch = max_batch
+        self.inline = inline
         self.batches = 0
         self.appended = 0
         self._queue: list[Pending] = []
@@ -62,13 +72,9 @@ class LogWriter:
                 items = [(record, payload) for record, payload, _ in batch]
                 commit = self._commit(items)
                 try:
-                    # A lone record is committed here: handing it to the thread and
-                    # back costs more than its commit, and nothing waits behind it.
-                    # While it commits, later calls queue up and go to the thread.
-                    single = len(items) == 1
-                    entries = (
-                        commit() if single else await loop.run_in_executor(self._thread, commit)
-                    )
+                    # Calls that arrive while this commits queue up for the next batch.
+                    here = self.inline or len(items) == 1
+                    entries = commit() if here else await loop.run_in_executor(self._thread, commit)
                 except Exception as err:  # noqa: BLE001 - every failure denies the batch
                     failure = (
                         err

@@ -37,6 +37,7 @@ from redline.audit.recorder import (
     record_outcome,
 )
 from redline.audit.redact import is_secret_name, redact_value, secret_values
+from redline.audit.sqlite import SqliteStore
 from redline.audit.store import Store, open_store
 from redline.decision import Decision, Verdict
 from redline.gate.actions import ToolCall
@@ -83,7 +84,8 @@ class Service:
         self.signer = signer
         self.timeout_s = timeout_s
         self.store: Store = open_store(store_url)
-        self.writer = LogWriter(self.store)
+        # A local SQLite commit is cheapest on the loop; see `LogWriter`.
+        self.writer = LogWriter(self.store, inline=isinstance(self.store, SqliteStore))
         self.db = Database(store_url)
         self.pending = PendingTable(self.db)
         self.pairing = Pairing(self.db)
@@ -132,16 +134,18 @@ class Service:
                 tool=call.tool,
                 args=call.args,
                 decision=decision,
-                environ=self.environ,
+                known=self.known,
             )
             seq = await self.writer.append(record, kept)
         except LogUnavailable as err:
             return deny_log_unavailable(err)._replace(hits=decision.hits), None
         return decision, seq
 
-    def _now(self, nonce: str, digest: str, seq: int | None, decision: Decision) -> dict[str, Any]:
-        """A signed answer given at once (allow, or deny)."""
-        answer = self.signer.sign(
+    def _now(
+        self, nonce: str, digest: str, seq: int | None, decision: Decision
+    ) -> tuple[dict[str, Any], bytes]:
+        """A signed answer given at once (allow, or deny), and its JSON text."""
+        signed = self.signer.sign(
             request=f"auto-{seq}",
             nonce=nonce,
             call=digest,
@@ -149,10 +153,16 @@ class Service:
             verdict=str(decision.verdict),
             decision=decision.to_json(),
         )
-        return {"status": "answered", **answer}
+        # The signed text is reused: encoding the answer again cost as much.
+        text = b'{"status":"answered","answer":%s,"sig":"%s"}' % (signed.text, signed.sig.encode())
+        return {"status": "answered", **signed.envelope}, text
 
     async def decide(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """Judge one call: a signed answer now, or a held request to wait on."""
+        return (await self.decide_reply(body))[0]
+
+    async def decide_reply(self, body: Mapping[str, Any]) -> tuple[dict[str, Any], bytes | None]:
+        """`decide`'s reply, and its JSON text when it is a signed answer."""
         tool, args = body.get("tool"), body.get("args") or {}
         if not isinstance(tool, str) or not tool or not isinstance(args, dict):
             raise ValueError("a call needs `tool` (a string) and `args` (an object)")
@@ -164,7 +174,7 @@ class Service:
         if decision.verdict is not Verdict.ASK:
             return self._now(nonce, digest, seq, decision)
         held = self.hold(Kind.CALL, call, decision, seq, nonce, digest, agent)
-        return {"status": "pending", "request": held.id, "deadline": held.deadline}
+        return {"status": "pending", "request": held.id, "deadline": held.deadline}, None
 
     async def propose(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """Hold a proposal for the owner; the service carries it out on approval."""
@@ -179,7 +189,7 @@ class Service:
         decision, seq = await self._record(call, agent, asked)
         digest = call_digest(kind, raw, None, session, None, agent)
         if decision.verdict is not Verdict.ASK:
-            return self._now(nonce, digest, seq, decision)
+            return self._now(nonce, digest, seq, decision)[0]
         held = self.hold(Kind.PROPOSAL, call, decision, seq, nonce, digest, agent, shown=shown)
         return {"status": "pending", "request": held.id, "deadline": held.deadline}
 
@@ -253,7 +263,7 @@ class Service:
             verdict="allow" if held.state is State.APPROVED else "deny",
             decision=held.decision_value,
             answer=answer,
-        )
+        ).envelope
         return {"status": "answered", **envelope}
 
     # -- the owner's side

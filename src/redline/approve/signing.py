@@ -14,7 +14,7 @@ import hashlib
 import json
 import os
 import time
-from typing import Any
+from typing import Any, NamedTuple
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 from cryptography.hazmat.primitives.serialization import (
@@ -38,8 +38,11 @@ def encode_public(public_raw: bytes) -> str:
     return base64.b64encode(public_raw).decode("ascii")
 
 
+_encode = json.JSONEncoder(sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode
+
+
 def canonical(body: dict[str, Any]) -> bytes:
-    return json.dumps(body, sort_keys=True, separators=(",", ":"), ensure_ascii=True).encode()
+    return _encode(body).encode()
 
 
 class Signer:
@@ -86,8 +89,9 @@ class Signer:
         answer: dict[str, Any] | None = None,
         now: float | None = None,
         ttl: float = ANSWER_TTL_S,
-    ) -> dict[str, Any]:
-        """An envelope `{"answer": body, "sig": base64}` for the hook."""
+    ) -> Signed:
+        """The envelope `{"answer": body, "sig": base64}` for the hook, and the
+        canonical text of the body that was signed."""
         moment = time.time() if now is None else now
         body: dict[str, Any] = {
             "v": 1,
@@ -102,5 +106,14 @@ class Signer:
             "issued": moment,
             "expires": moment + ttl,
         }
-        signature = self._private.sign(canonical(body))
-        return {"answer": body, "sig": base64.b64encode(signature).decode("ascii")}
+        text = canonical(body)
+        sig = base64.b64encode(self._private.sign(text)).decode("ascii")
+        return Signed({"answer": body, "sig": sig}, text, sig)
+
+
+class Signed(NamedTuple):
+    """A signed answer: the envelope, and the canonical text that was signed."""
+
+    envelope: dict[str, Any]
+    text: bytes
+    sig: str

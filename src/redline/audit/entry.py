@@ -52,11 +52,14 @@ def parse_time(text: str) -> datetime:
     return datetime.strptime(text, TIME_FORMAT).replace(tzinfo=UTC)
 
 
+_CANONICAL = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
+)
+
+
 def canonical_json(value: Any) -> str:
     """Sorted keys, compact separators, ASCII only: one text for one value."""
-    return json.dumps(
-        value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
-    )
+    return _CANONICAL.encode(value)
 
 
 class Record(NamedTuple):

@@ -12,7 +12,7 @@ import time
 from collections.abc import Mapping
 
 from redline.audit.entry import Kind, Record, canonical_json, format_epoch, format_time
-from redline.audit.redact import redact_text, redact_value, secret_values
+from redline.audit.redact import KnownSecrets, redact_text, redact_value, secret_values
 from redline.audit.store import (
     PAYLOAD_TTL_S,
     LogUnavailable,
@@ -109,10 +109,14 @@ def decision_record(
     now: datetime | None = None,
     payload_ttl: timedelta | None = None,
     environ: Mapping[str, str] | None = None,
+    known: KnownSecrets | None = None,
 ) -> tuple[Record, Payload | None]:
     """The redacted `decision` record (and kept payload) `record_decision`
-    appends, for a writer that appends several in one transaction."""
-    known = secret_values(os.environ if environ is None else environ)
+    appends, for a writer that appends several in one transaction. `known`:
+    `secret_values(environ)` if the caller keeps it (a service's environment
+    does not change)."""
+    if known is None:
+        known = secret_values(os.environ if environ is None else environ)
     full = redact_value(_plain(args), known)
     keep = payload is not None or decision.verdict != Verdict.ALLOW
     body = ""

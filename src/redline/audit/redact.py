@@ -96,6 +96,8 @@ _HINTS: dict[str, tuple[str, ...]] = {
     "password-flag": ("--pass",),
     "mysql-password": ("mysql", "mariadb"),
     "sudo-password": ("sudo",),
+    "telegram": (":",),
+    "secret-env": ("=",),
 }
 
 
@@ -372,12 +374,22 @@ def _known(pairs: tuple[tuple[str, str], ...]) -> KnownSecrets:
     return KnownSecrets(re.compile(alternatives), names)
 
 
+_UNHINTED = tuple(pattern for pattern in PATTERNS if not pattern.hints)
+_ALL_HINTS = frozenset(hint for pattern in PATTERNS for hint in pattern.hints)
+
+
 def redact_text(text: str, known: KnownSecrets = NO_SECRETS) -> str:
     """`text` with every secret replaced by `[REDACTED:<kind>]`."""
     text = known.redact(text)
     lowered = text.lower()
+    # Which hints the text holds, once (plain substring tests: no regex to compile).
+    present = {hint for hint in _ALL_HINTS if hint in lowered}
+    if not present:  # most texts: only a pattern without hints could match
+        for pattern in _UNHINTED:
+            text = _replace(pattern, text)
+        return text
     for pattern in PATTERNS:
-        if not pattern.hints or any(hint in lowered for hint in pattern.hints):
+        if not pattern.hints or not present.isdisjoint(pattern.hints):
             text = _replace(pattern, text)
     return text
 

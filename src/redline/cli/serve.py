@@ -138,8 +138,14 @@ def run(args: argparse.Namespace) -> int:
         return exitcodes.ERROR
     app = build(service, hook_socket=paths.hook_socket, owner_socket=paths.owner_socket, web=web)
     # No proxy sits in front of a loopback-only service: skip uvicorn's proxy-header pass.
+    # Nor does any client need a `server` header on every answer.
     config = uvicorn.Config(
-        app, log_level="warning", access_log=False, lifespan="on", proxy_headers=False
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        proxy_headers=False,
+        server_header=False,
     )
     server = uvicorn.Server(config)
     sys.stderr.write(
