@@ -81,18 +81,33 @@ def test_check_and_hook_start_without_argparse(tmp_path: Path) -> None:
     assert out.splitlines()[-1] == "True 0 False False"
 
 
-def test_a_hook_process_loads_no_typing_runpy_dataclasses_or_pathlib(tmp_path: Path) -> None:
+HOOK_PAYLOADS = {
+    "claude-code": {"hook_event_name": "PreToolUse", "tool_name": "Bash"},
+    "codex": {"hook_event_name": "PreToolUse", "tool_name": "Bash"},
+    "gemini": {"hook_event_name": "BeforeTool", "tool_name": "run_shell_command"},
+    "hermes": {"hook_event_name": "pre_tool_call", "tool_name": "terminal"},
+}
+
+
+@pytest.mark.parametrize("host", [*HOOK_PAYLOADS, "generic"])
+def test_a_hook_process_loads_no_typing_runpy_dataclasses_or_pathlib(
+    tmp_path: Path, host: str
+) -> None:
     """ADR 0004: what a hook's start leaves out, in the installed form."""
+    import json
+
     from redline.hooks.install import hook_argv
 
-    payload = (
-        '{"session_id": "s", "cwd": "/tmp", "hook_event_name": "PreToolUse",'
-        ' "tool_name": "Bash", "tool_input": {"command": "ls -la | grep x"}}'
-    )
+    command = {"command": "ls -la | grep x", "workdir": "/tmp"}
+    if host == "generic":
+        body: dict[str, object] = {"tool": "terminal", "args": command, "session": "s"}
+    else:
+        body = {"session_id": "s", "cwd": "/tmp", **HOOK_PAYLOADS[host], "tool_input": command}
+    payload = json.dumps(body)
     env = {"REDLINE_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     for _ in range(2):  # the first call in a new home also builds the policy cache
         done = subprocess.run(
-            [sys.executable, "-X", "importtime", *hook_argv("claude-code")[1:]],
+            [sys.executable, "-X", "importtime", *hook_argv(host)[1:]],
             input=payload,
             capture_output=True,
             text=True,

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from typing import Any
 
 from redline.decision import Decision, Verdict
 from redline.hooks.base import (
@@ -21,6 +20,11 @@ from redline.hooks.base import (
     required_tool,
     text_field,
 )
+
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 EXIT = {Verdict.ALLOW: 0, Verdict.ASK: 3, Verdict.DENY: 4}
 

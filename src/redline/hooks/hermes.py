@@ -23,7 +23,6 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from typing import Any
 
 from redline.decision import Decision, Verdict
 from redline.hooks import messages
@@ -42,6 +41,11 @@ from redline.hooks.base import (
     required_tool,
     text_field,
 )
+
+TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
+if TYPE_CHECKING:
+    from typing import Any
+
 
 HOST = "hermes"
 EVENTS = {"pre_tool_call": PRE_TOOL_USE, "post_tool_call": POST_TOOL_USE}
