@@ -87,3 +87,29 @@ def test_a_hook_process_that_never_closes_loses_nothing(tmp_path: Path) -> None:
         assert sessions(reader) == [str(n) for n in range(10)]
     finally:
         reader.close()
+
+
+def test_the_write_ahead_log_of_processes_that_never_close_stays_short(tmp_path: Path) -> None:
+    # Each opener reads the whole WAL and appends after it; without folding
+    # it back it would grow with every call (and slow every start).
+    script = (
+        "import os, sys\n"
+        "from redline.audit import shared\n"
+        "from redline.audit.entry import Kind, Record\n"
+        "shared.WAL_LIMIT_BYTES = 32 * 1024\n"
+        "for n in range(5):\n"
+        "    record = Record(Kind.DECISION, '2030-01-01T00:00:00Z', session=sys.argv[1] + str(n))\n"
+        "    shared.shared_log(os.environ).append(record)\n"
+        "os._exit(0)\n"
+    )
+    env = {**os.environ, **env_for(tmp_path)}
+    for n in range(40):
+        subprocess.run([sys.executable, "-c", script, f"{n}-"], env=env, check=True)
+    wal = tmp_path / "log.sqlite3-wal"
+    assert not wal.exists() or wal.stat().st_size < 32 * 1024 + 64 * 1024
+    reader = open_log(environ=env_for(tmp_path))
+    try:
+        assert reader.count() == 200
+        assert verify_store(reader).ok
+    finally:
+        reader.close()

@@ -7,7 +7,9 @@ connection checkpoints the write-ahead log into the database and deletes it
 (~1.5 ms), and the next process recreates it. A hook process ends with
 `os._exit` once its answer is out, so nothing is closed at all: every append
 is committed before the answer is written, and a committed transaction in the
-write-ahead log survives the process (the next opener reads it).
+write-ahead log survives the process (the next opener reads it). Since each
+opener reads the whole write-ahead log, a kept store folds it into the
+database and empties it past `WAL_LIMIT_BYTES` (every few dozen calls).
 
 A kept SQLite log is checked against its path before each use: a log file
 moved or deleted underneath (rotation, a test's temporary home) is reopened
@@ -25,6 +27,10 @@ from redline.audit.store import open_store, resolve_url
 TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
 if TYPE_CHECKING:
     from redline.audit.protocol import Store
+
+WAL_LIMIT_BYTES = 1 << 20
+"""A kept SQLite log folds and empties its write-ahead log past this size:
+each process that opens the log reads all of it (~1.5 M instructions a MB)."""
 
 _lock = allocate_lock()
 # (pid, url, the file's identity or None, store): at most one at a time.
@@ -56,6 +62,8 @@ def shared_log(environ: Mapping[str, str]) -> Store:
                 return store
             _forget(pid)
         store = open_store(url)
+        if hasattr(store, "wal_limit"):
+            store.wal_limit = WAL_LIMIT_BYTES  # never closed: keep its WAL short
         _kept.append((pid, url, _identity(store), store))
         return store
 

@@ -82,6 +82,9 @@ class SqliteStore:
         self.synchronous = synchronous
         self._conn = conn
         self._lock = allocate_lock()
+        # For connections that are never closed (`audit.shared`): empty the
+        # write-ahead log once it is over this many bytes (see `_trim_wal`).
+        self.wal_limit: int | None = None
 
     @classmethod
     def open(cls, url: str, *, create: bool = True) -> SqliteStore:
@@ -148,7 +151,35 @@ class SqliteStore:
                     raise
             except sqlite3.Error as err:
                 raise _unavailable(self.path, err) from err
+            if self.wal_limit is not None:
+                self._trim_wal(self.wal_limit)
         return entries
+
+    def _trim_wal(self, limit: int) -> None:
+        """Fold the write-ahead log into the database and truncate it once it
+        is over `limit` bytes.
+
+        A process that ends without closing its connection leaves the log in
+        place, and the next process to open the database alone rebuilds its
+        index by reading all of it, then appends after it: the log would grow
+        without bound and every start would read it. Closing would fold and
+        delete it every time (~1.5 ms); this does it every few dozen calls.
+        Never waits: if another connection is reading or writing, a later
+        append tries again (the answer is already committed either way)."""
+        try:
+            if os.stat(self.path + "-wal").st_size <= limit:
+                return
+        except OSError:
+            return
+        conn = self._conn
+        try:
+            conn.execute("PRAGMA busy_timeout = 0")
+            try:
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
+            finally:
+                conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+        except sqlite3.Error:
+            return  # busy, or the connection broke: the next append tries again
 
     def get(self, seq: int) -> Entry | None:
         rows = self._fetch("SELECT seq, prev, hash, body FROM entries WHERE seq = ?", (seq,))
