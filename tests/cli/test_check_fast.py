@@ -126,6 +126,7 @@ def test_a_hook_process_loads_no_typing_runpy_dataclasses_or_pathlib(
         "contextlib",
         "zlib",
         "shlex",
+        "hashlib",
         "site",  # `python -S`: the installed command puts back only the paths it needs
     }
     assert loaded & left_out == set()
