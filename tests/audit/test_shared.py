@@ -65,26 +65,39 @@ def test_a_log_deleted_underneath_is_reopened_not_written_to_the_void(tmp_path: 
         reader.close()
 
 
+# A one-shot process as a hook is: append through the kept log, end with
+# os._exit (never closing it). argv: a session prefix, how many appends, and
+# the WAL limit to use.
+ONE_SHOT = (
+    "import os, sys\n"
+    "from redline.audit import shared\n"
+    "from redline.audit.entry import Kind, Record\n"
+    "prefix, count, limit = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])\n"
+    "shared.WAL_LIMIT_BYTES = limit or shared.WAL_LIMIT_BYTES\n"
+    "for n in range(count):\n"
+    "    record = Record(Kind.DECISION, '2030-01-01T00:00:00Z', session=f'{prefix}{n}')\n"
+    "    shared.shared_log(os.environ).append(record)\n"
+    "os._exit(0)\n"
+)
+
+
+def run_one_shots(home: Path, processes: int, appends: int, wal_limit: int = 0) -> None:
+    env = {**os.environ, **env_for(home)}
+    for n in range(processes):
+        argv = [sys.executable, "-c", ONE_SHOT, f"{n}-", str(appends), str(wal_limit)]
+        subprocess.run(argv, env=env, check=True)
+
+
 def test_a_hook_process_that_never_closes_loses_nothing(tmp_path: Path) -> None:
     # Ten processes append and end with os._exit, as a hook does; a new
     # reader sees every entry and an intact chain.
-    script = (
-        "import os, sys\n"
-        "from redline.audit.entry import Kind, Record\n"
-        "from redline.audit.shared import shared_log\n"
-        "record = Record(Kind.DECISION, '2030-01-01T00:00:00Z', session=sys.argv[1])\n"
-        "shared_log(os.environ).append(record)\n"
-        "os._exit(0)\n"
-    )
-    env = {**os.environ, **env_for(tmp_path)}
-    for n in range(10):
-        subprocess.run([sys.executable, "-c", script, str(n)], env=env, check=True)
+    run_one_shots(tmp_path, 10, 1)
     reader = open_log(environ=env_for(tmp_path))
     try:
         assert reader.count() == 10
         report = verify_store(reader)
         assert report.ok, report
-        assert sessions(reader) == [str(n) for n in range(10)]
+        assert sessions(reader) == [f"{n}-0" for n in range(10)]
     finally:
         reader.close()
 
@@ -92,19 +105,7 @@ def test_a_hook_process_that_never_closes_loses_nothing(tmp_path: Path) -> None:
 def test_the_write_ahead_log_of_processes_that_never_close_stays_short(tmp_path: Path) -> None:
     # Each opener reads the whole WAL and appends after it; without folding
     # it back it would grow with every call (and slow every start).
-    script = (
-        "import os, sys\n"
-        "from redline.audit import shared\n"
-        "from redline.audit.entry import Kind, Record\n"
-        "shared.WAL_LIMIT_BYTES = 32 * 1024\n"
-        "for n in range(5):\n"
-        "    record = Record(Kind.DECISION, '2030-01-01T00:00:00Z', session=sys.argv[1] + str(n))\n"
-        "    shared.shared_log(os.environ).append(record)\n"
-        "os._exit(0)\n"
-    )
-    env = {**os.environ, **env_for(tmp_path)}
-    for n in range(40):
-        subprocess.run([sys.executable, "-c", script, f"{n}-"], env=env, check=True)
+    run_one_shots(tmp_path, 40, 5, wal_limit=32 * 1024)
     wal = tmp_path / "log.sqlite3-wal"
     assert not wal.exists() or wal.stat().st_size < 32 * 1024 + 64 * 1024
     reader = open_log(environ=env_for(tmp_path))

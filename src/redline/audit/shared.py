@@ -62,9 +62,10 @@ def shared_log(environ: Mapping[str, str]) -> Store:
                 return store
             _forget(pid)
         store = open_store(url)
-        if hasattr(store, "wal_limit"):
-            store.wal_limit = WAL_LIMIT_BYTES  # never closed: keep its WAL short
-        _kept.append((pid, url, _identity(store), store))
+        identity = _identity(store)
+        if identity is not None:  # SQLite, never closed: keep its WAL short
+            store.wal_limit = WAL_LIMIT_BYTES  # type: ignore[attr-defined]
+        _kept.append((pid, url, identity, store))
         return store
 
 

@@ -12,6 +12,7 @@ import re
 
 from redline.decision import Decision, RuleHit, Span
 from redline.fasttuple import NamedTuple
+from redline.shell import paths
 from redline.shell.lazy_regex import lazy_regex
 
 # Homes the catalogue already knows by their own spelling.
@@ -58,9 +59,7 @@ class Respelled(NamedTuple):
 def unknown_home(home: str) -> bool:
     """A home the catalogue does not know by its own spelling."""
     home = home.rstrip("/")
-    if home in ("/root", "/var/root"):
-        return False
-    return bool(home) and not (home.startswith(("/home/", "/Users/")) and _KNOWN.match(home))
+    return bool(home) and not (home.startswith(paths.HOME_PREFIXES) and _KNOWN.match(home))
 
 
 def respell(text: str, home: str) -> Respelled:

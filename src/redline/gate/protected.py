@@ -66,7 +66,6 @@ class Protected(NamedTuple):
         return any(fnmatch.fnmatchcase(name, p) for p in patterns)
 
 
-_HOME_ROOTS = ("/root", "/var/root", "/home/", "/Users/")
 _HOME_PREFIX = lazy_regex(r"\A(?:/root|/var/root|/home/[^/]+|/Users/[^/]+)(?=/|\Z)")
 # Another way to the same files: a process's view of the root directory
 # (`/proc/self/root/etc` is `/etc`), and macOS's `/private/var/root`.
@@ -84,7 +83,7 @@ def canonical(path: str, home: str) -> str:
     home = home.rstrip("/")
     if home and home != "/" and (path == home or path.startswith(home + "/")):
         path = "~" + path[len(home) :]
-    elif path.startswith(_HOME_ROOTS):
+    elif path.startswith(paths.HOME_PREFIXES):
         path = _HOME_PREFIX.sub("~", path, count=1)
     return path.lower()
 

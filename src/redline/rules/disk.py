@@ -19,7 +19,6 @@ def _dd_reads_device(inv: Invocation, analysis: Analysis) -> bool:
 
 
 _MKFS = lazy_regex(r"\A(?:mkfs(?:\.\w+)?|mke2fs|mkswap|mkdosfs|mkntfs|mkexfatfs|newfs(?:_\w+)?)\Z")
-_MKFS_PREFIXES = ("mk", "newfs")
 _DEVICE_ONLY = frozenset({"wipefs", "blkdiscard"})
 
 
@@ -28,7 +27,9 @@ def _dynamic_device(inv: Invocation, analysis: Analysis) -> bool:
         return any(v.startswith("of=") and DYNAMIC in v for v in inv.values)
     # The prefix test first: most programs are not a mkfs, and the pattern
     # then never compiles in that process (ADR 0003).
-    if (inv.name.startswith(_MKFS_PREFIXES) and _MKFS.match(inv.name)) or inv.name in _DEVICE_ONLY:
+    if (
+        inv.name.startswith(targets.MKFS_PREFIXES) and _MKFS.match(inv.name)
+    ) or inv.name in _DEVICE_ONLY:
         # The device is the last operand; a block count may follow it.
         operands = [w for w in inv.options.operands if not w.value.isdigit()]
         return bool(operands) and operands[-1].dynamic

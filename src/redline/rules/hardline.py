@@ -39,7 +39,7 @@ _MKFS = lazy_regex(
 
 def _mkfs_device(inv: Invocation, analysis: Analysis) -> bool:
     return (
-        inv.name.startswith(("mk", "newfs"))
+        inv.name.startswith(targets.MKFS_PREFIXES)
         and bool(_MKFS.match(inv.name))
         and any(targets.is_raw_device(w.value) for w in inv.options.operands)
     )

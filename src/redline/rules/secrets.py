@@ -48,7 +48,7 @@ _HERMES_HOME = lazy_regex(r"\$\{?HERMES_HOME\}?/+(.*)\Z")
 
 def home_relative(path: str) -> str:
     """`/root/.ssh` and `/home/bob/.ssh` as `~/.ssh`: any home holds the same files."""
-    if not path.startswith(("/home/", "/Users/", "/root", "/var/root")):
+    if not path.startswith(paths.HOME_PREFIXES):
         return path  # no home prefix: the pattern need not compile
     return _HOME_ROOT.sub("~", path, count=1)
 

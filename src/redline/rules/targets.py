@@ -25,6 +25,10 @@ def normalized(word: Word, inv: Invocation) -> str | None:
     return paths.normalize(word.value, inv.cwd)
 
 
+MKFS_PREFIXES = ("mk", "newfs")
+"""How every filesystem maker's name begins: tested before the mkfs patterns."""
+
+
 def is_raw_device(value: str) -> bool:
     # The prefix test first: most words are no device, and the pattern then
     # never compiles in that process (ADR 0003).

@@ -29,7 +29,9 @@ SYSTEM_DIRS = frozenset(
 )  # fmt: skip
 _SYSTEM_LOWER = frozenset(d.lower() for d in SYSTEM_DIRS)
 _HOME_PARENTS = ("/home/", "/Users/")
-_HOME_PARENTS_AND_ROOT = ("/home/", "/Users/", "/root", "/var/root")
+HOME_PREFIXES = ("/home/", "/Users/", "/root", "/var/root")
+"""How every spelling of a path in a user's home begins: a cheap test before
+the home patterns (which then need not compile, ADR 0003)."""
 _USER_HOME = lazy_regex(r"\A(?:/home/[^/]+|/Users/[^/]+|/root|/var/root)\Z")
 
 
@@ -112,7 +114,7 @@ def is_system_dir(path: str) -> bool:
 def is_home_dir(path: str) -> bool:
     """The home directory (`~`, `/home/me`, `/root`) itself or all of its contents."""
     target = _contents_of(path) or path
-    if target == "~" or (target.startswith(_HOME_PARENTS_AND_ROOT) and _USER_HOME.match(target)):
+    if target == "~" or (target.startswith(HOME_PREFIXES) and _USER_HOME.match(target)):
         return True
     return is_glob(target) and target.startswith(_HOME_PARENTS) and target.count("/") == 2
 
