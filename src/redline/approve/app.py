@@ -4,6 +4,9 @@ Three listeners, three route sets: the hook socket (the agent's user may
 connect) reaches only `/v1/decide`, `/v1/held/...` and proposals; the owner
 socket (0600) also answers, lists and pairs; loopback HTTP serves the agent's
 routes and the web page, whose own login and CSRF checks guard every answer.
+With judging workers, a relay socket per listener (0600, in the owner's
+directory) takes what a worker passes on, with that listener's routes and
+checks.
 """
 
 from __future__ import annotations
@@ -163,17 +166,25 @@ class Dispatch:
     """One ASGI app for every listener: the socket a request came in on picks
     its routes; lifespan starts and stops the service."""
 
-    def __init__(self, service: Service, apps: dict[str, Starlette], tcp: Starlette | None) -> None:
+    def __init__(
+        self,
+        service: Service,
+        apps: dict[str, Starlette],
+        tcp: Starlette | None,
+        as_tcp: frozenset[str] = frozenset(),
+    ) -> None:
         self.service = service
         self.apps = apps
         self.tcp = tcp
+        self.as_tcp = as_tcp
+        """Unix sockets that stand for loopback HTTP (its relay): its app, its checks."""
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
             await self._lifespan(receive, send)
             return
         server = scope.get("server") or ("", None)
-        tcp = server[1] is not None
+        tcp = server[1] is not None or str(server[0]) in self.as_tcp
         app = self.tcp if tcp else self.apps.get(str(server[0]))
         if app is not None and lean.wanted(scope, tcp):
             await lean.decide(self.service, scope, receive, send)
@@ -199,6 +210,22 @@ class Dispatch:
                 return
 
 
+def server_config(app: Any) -> Any:
+    """uvicorn's settings for the service and its workers (a `uvicorn.Config`)."""
+    import uvicorn
+
+    # No proxy sits in front of a loopback-only service: skip uvicorn's proxy-header pass.
+    # Nor does any client need a `server` header on every answer.
+    return uvicorn.Config(
+        app,
+        log_level="warning",
+        access_log=False,
+        lifespan="on",
+        proxy_headers=False,
+        server_header=False,
+    )
+
+
 @contextlib.asynccontextmanager
 async def _no_lifespan(app: Starlette) -> AsyncIterator[None]:
     yield
@@ -210,17 +237,23 @@ def build(
     hook_socket: str,
     owner_socket: str,
     web: list[BaseRoute] | None = None,
+    relays: dict[str, str] | None = None,
 ) -> Dispatch:
+    """`relays`: the relay socket for `hook` and for `http`, if workers run."""
     agent = agent_routes(service)
     owner = agent + owner_routes(service)
     apps = {
         hook_socket: Starlette(routes=agent, lifespan=_no_lifespan),
         owner_socket: Starlette(routes=owner, lifespan=_no_lifespan),
     }
+    relays = relays or {}
+    if "hook" in relays:
+        apps[relays["hook"]] = apps[hook_socket]
     tcp = None
     if web is not None:
         # Loopback names only: a page on another site rebound to 127.0.0.1 is refused.
         loopback = ["127.0.0.1", "localhost"]
         middleware = [Middleware(TrustedHostMiddleware, allowed_hosts=loopback)]
         tcp = Starlette(routes=agent + web, middleware=middleware, lifespan=_no_lifespan)
-    return Dispatch(service, apps, tcp)
+    as_tcp = frozenset({relays["http"]} if "http" in relays and tcp is not None else ())
+    return Dispatch(service, apps, tcp, as_tcp)

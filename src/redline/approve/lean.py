@@ -13,11 +13,12 @@ refuses it, so this path never loosens what the app enforces.
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.types import Receive, Scope, Send
 
-from redline.approve.service import Service
+if TYPE_CHECKING:
+    from redline.approve.service import Service
 
 PATH = "/v1/decide"
 MAX_BODY = 4 * 1024 * 1024
@@ -50,37 +51,64 @@ def _dumps(value: Any) -> bytes:
     return _encode(value).encode()
 
 
-async def _send(send: Send, status: int, value: Any, body: bytes | None = None) -> None:
-    body = _dumps(value) if body is None else body
-    headers = [*_JSON, (b"content-length", str(len(body)).encode())]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": body})
+class BodyTooLarge(Exception):
+    """A request body over `MAX_BODY`."""
 
 
-async def decide(service: Service, scope: Scope, receive: Receive, send: Send) -> None:
+async def read_body(receive: Receive) -> bytes | None:
+    """The whole request body, `None` if the client went away first;
+    `BodyTooLarge` past `MAX_BODY`."""
     chunks: list[bytes] = []
     size = 0
     while True:
         message = await receive()
         if message["type"] == "http.disconnect":
-            return  # the hook went away; nothing was judged or logged
+            return None
         chunk = message.get("body", b"")
         size += len(chunk)
         if size > MAX_BODY:
-            await _send(send, 413, {"error": "the body is too large"})
-            return
+            raise BodyTooLarge
         chunks.append(chunk)
         if not message.get("more_body", False):
-            break
+            return b"".join(chunks)
+
+
+async def reply(
+    send: Send,
+    status: int,
+    value: Any,
+    body: bytes | None = None,
+    extra: list[tuple[bytes, bytes]] | None = None,
+) -> None:
+    """A JSON reply: `value` encoded, or `body` when it is already its text."""
+    body = _dumps(value) if body is None else body
+    headers = [*_JSON, (b"content-length", str(len(body)).encode()), *(extra or ())]
+    await send({"type": "http.response.start", "status": status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+def parse(data: bytes) -> dict[str, Any]:
+    """A JSON object body; `ValueError` naming what is wrong."""
     try:
-        try:
-            body = json.loads(b"".join(chunks))
-        except ValueError:
-            raise ValueError("the body is not JSON") from None
-        if not isinstance(body, dict):
-            raise ValueError("the body must be a JSON object")
-        answer, text = await service.decide_reply(body)
-    except ValueError as err:
-        await _send(send, 400, {"error": str(err)})
+        body = json.loads(data)
+    except ValueError:
+        raise ValueError("the body is not JSON") from None
+    if not isinstance(body, dict):
+        raise ValueError("the body must be a JSON object")
+    return body
+
+
+async def decide(service: Service, scope: Scope, receive: Receive, send: Send) -> None:
+    try:
+        data = await read_body(receive)
+    except BodyTooLarge:
+        await reply(send, 413, {"error": "the body is too large"})
         return
-    await _send(send, 200, answer, text)
+    if data is None:
+        return  # the hook went away; nothing was judged or logged
+    try:
+        answer, text = await service.decide_reply(parse(data))
+    except ValueError as err:
+        await reply(send, 400, {"error": str(err)})
+        return
+    await reply(send, 200, answer, text)

@@ -56,12 +56,16 @@ class LogWriter:
     async def append(self, record: Record, payload: Payload | None = None) -> int:
         """The record's seq once its transaction committed; `LogUnavailable` if
         that transaction failed."""
+        return await self.submit(record, payload)
+
+    def submit(self, record: Record, payload: Payload | None = None) -> asyncio.Future[int]:
+        """`append` as a future, for a caller that would rather not wait in a task."""
         loop = asyncio.get_running_loop()
         done: asyncio.Future[int] = loop.create_future()
         self._queue.append((record, payload, done))
         if self._running is None:
             self._running = loop.create_task(self._drain())
-        return await done
+        return done
 
     async def _drain(self) -> None:
         loop = asyncio.get_running_loop()

@@ -5,6 +5,8 @@
       signing.pub       0644: the public key hooks pin
       owner/            0700: the owner only
         owner.sock      0600: `redline pending/approve/reject/pair`
+        relay-*.sock    0600: judging workers hand the service what they
+                        do not answer themselves (`redline.approve.worker`)
         signing.key     0600: the private signing key
 
 Nothing here is writable by the agent's user: the owner alone can change it.
@@ -38,6 +40,11 @@ class ServicePaths(NamedTuple):
     @property
     def owner_socket(self) -> str:
         return os.path.join(self.owner_dir, "owner.sock")
+
+    def relay_socket(self, listener: str) -> str:
+        """Where workers pass on a request that came in on `listener`
+        (`hook` or `http`): the service serves it as if it came in there."""
+        return os.path.join(self.owner_dir, f"relay-{listener}.sock")
 
     @property
     def public_key(self) -> str:

@@ -19,8 +19,9 @@ import os
 import time
 from collections.abc import Mapping
 from datetime import UTC, datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from redline.approve import judge
 from redline.approve.channel import Channel, shown_text
 from redline.approve.client import call_digest
 from redline.approve.db import Database
@@ -29,20 +30,17 @@ from redline.approve.logwriter import LogWriter
 from redline.approve.pending import Held, Kind, PendingTable, State
 from redline.approve.proposals import ProposalError, Proposals
 from redline.approve.signing import Signer
-from redline.audit.recorder import (
-    LogUnavailable,
-    Outcome,
-    decision_record,
-    deny_log_unavailable,
-    record_outcome,
-)
-from redline.audit.redact import is_secret_name, redact_value, secret_values
+from redline.audit.recorder import LogUnavailable, Outcome, record_outcome
+from redline.audit.redact import redact_value
 from redline.audit.sqlite import SqliteStore
 from redline.audit.store import Store, open_store
 from redline.decision import Decision, Verdict
 from redline.gate.actions import ToolCall
 from redline.gatekeeper import Gate
 from redline.pairing import Pairing
+
+if TYPE_CHECKING:
+    from redline.approve.workers import WorkerPool
 
 log = logging.getLogger("redline.approve")
 
@@ -54,20 +52,6 @@ SCOPES = ("once", "session", "always")
 
 class AnswerError(Exception):
     """An owner's answer that cannot be applied (unknown id, already settled)."""
-
-
-def _nonce(body: Mapping[str, Any]) -> str:
-    nonce = body.get("nonce")
-    if not isinstance(nonce, str) or not 16 <= len(nonce) <= 128:
-        raise ValueError("a request needs a `nonce` of 16 to 128 characters")
-    return nonce
-
-
-def _strings(body: Mapping[str, Any], keys: tuple[str, ...]) -> list[str | None]:
-    values = [body.get(key) for key in keys]
-    if not all(v is None or isinstance(v, str) for v in values):
-        raise ValueError(", ".join(f"`{k}`" for k in keys) + " must be strings")
-    return values
 
 
 class Service:
@@ -92,23 +76,28 @@ class Service:
         self.proposals = Proposals(self.db)
         self.channels: list[Channel] = []
         every = os.environ if environ is None else environ
-        # Only the secret-named variables: the log redacts their values.
-        self.environ = {k: v for k, v in every.items() if is_secret_name(k)}
-        self.known = secret_values(self.environ)
+        self.environ = judge.secret_environ(every)
+        self.known = judge.known_secrets(every)
         self.version = 0
         self._changed = asyncio.Event()
         self._events: dict[str, asyncio.Event] = {}
         self._calls: dict[str, ToolCall] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._sweeper: asyncio.Task[None] | None = None
+        self.workers: WorkerPool | None = None
+        """Judging workers, if `redline serve --workers` asked for them."""
 
     # -- lifecycle
     async def start(self) -> None:
         for channel in self.channels:
             await channel.start()
+        if self.workers is not None:
+            await self.workers.start()
         self._sweeper = asyncio.create_task(self._sweep())
 
     async def stop(self) -> None:
+        if self.workers is not None:
+            await self.workers.stop()
         if self._sweeper is not None:
             self._sweeper.cancel()
             with contextlib.suppress(asyncio.CancelledError):
@@ -124,38 +113,12 @@ class Service:
     async def _record(
         self, call: ToolCall, agent: str | None, decision: Decision
     ) -> tuple[Decision, int | None]:
-        """Log the decision (committed before this returns); a log that cannot
-        be written turns it into a deny."""
-        try:
-            record, kept = decision_record(
-                session=call.session,
-                context=call.context,
-                agent=agent,
-                tool=call.tool,
-                args=call.args,
-                decision=decision,
-                known=self.known,
-            )
-            seq = await self.writer.append(record, kept)
-        except LogUnavailable as err:
-            return deny_log_unavailable(err)._replace(hits=decision.hits), None
-        return decision, seq
+        return await judge.record(self.writer.append, call, agent, decision, self.known)
 
     def _now(
         self, nonce: str, digest: str, seq: int | None, decision: Decision
     ) -> tuple[dict[str, Any], bytes]:
-        """A signed answer given at once (allow, or deny), and its JSON text."""
-        signed = self.signer.sign(
-            request=f"auto-{seq}",
-            nonce=nonce,
-            call=digest,
-            outcome="auto",
-            verdict=str(decision.verdict),
-            decision=decision.to_json(),
-        )
-        # The signed text is reused: encoding the answer again cost as much.
-        text = b'{"status":"answered","answer":%s,"sig":"%s"}' % (signed.text, signed.sig.encode())
-        return {"status": "answered", **signed.envelope}, text
+        return judge.answer_now(self.signer, nonce, digest, seq, decision)
 
     async def decide(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """Judge one call: a signed answer now, or a held request to wait on."""
@@ -163,14 +126,9 @@ class Service:
 
     async def decide_reply(self, body: Mapping[str, Any]) -> tuple[dict[str, Any], bytes | None]:
         """`decide`'s reply, and its JSON text when it is a signed answer."""
-        tool, args = body.get("tool"), body.get("args") or {}
-        if not isinstance(tool, str) or not tool or not isinstance(args, dict):
-            raise ValueError("a call needs `tool` (a string) and `args` (an object)")
-        nonce = _nonce(body)
-        cwd, context, session, agent = _strings(body, ("cwd", "context", "session", "agent"))
-        call = ToolCall(tool, args, cwd, context, session)
+        call, nonce, agent = asked = judge.read_call(body)
         decision, seq = await self._record(call, agent, self.gate.check(call))
-        digest = call_digest(tool, args, cwd, session, context, agent)
+        digest = asked.digest
         if decision.verdict is not Verdict.ASK:
             return self._now(nonce, digest, seq, decision)
         held = self.hold(Kind.CALL, call, decision, seq, nonce, digest, agent)
@@ -181,8 +139,8 @@ class Service:
         kind, raw = body.get("kind"), body.get("args") or {}
         if not isinstance(kind, str) or not isinstance(raw, dict):
             raise ValueError("a proposal needs `kind` (a string) and `args` (an object)")
-        nonce = _nonce(body)
-        session, agent = _strings(body, ("session", "agent"))
+        nonce = judge.nonce_of(body)
+        session, agent = judge.strings(body, ("session", "agent"))
         args, shown = self.proposals.validate(kind, redact_value(raw, self.known))
         call = ToolCall(kind, args, None, None, session)
         asked = Decision(Verdict.ASK, reason=f"`{kind}` is only proposed", code="proposal")
@@ -331,6 +289,9 @@ class Service:
                 log.error("the outcome of %s could not be logged: %s", held.id, err)
         if held.kind is Kind.CALL:
             self._remember(held)
+            if self.workers is not None:
+                # No worker may judge the agent's next call without this answer.
+                await self.workers.synced()
         elif held.state is State.APPROVED:
             try:
                 self.proposals.execute(held)

@@ -54,22 +54,27 @@ class Signer:
         self.key_id = key_id(self.public_raw)
 
     @classmethod
+    def load(cls, paths: ServicePaths) -> Signer:
+        """The service's existing key (for its workers)."""
+        with open(paths.private_key, "rb") as source:
+            raw = source.read()
+        return cls(Ed25519PrivateKey.from_private_bytes(base64.b64decode(raw.strip())))
+
+    @classmethod
     def load_or_create(cls, paths: ServicePaths) -> Signer:
         """Read the key, or make one (0600) on first start; the public key is
         (re)written for hooks to pin."""
         paths.prepare()
         try:
-            with open(paths.private_key, "rb") as source:
-                raw = source.read()
-            private = Ed25519PrivateKey.from_private_bytes(base64.b64decode(raw.strip()))
+            signer = cls.load(paths)
         except FileNotFoundError:
             private = Ed25519PrivateKey.generate()
             raw = private.private_bytes(Encoding.Raw, PrivateFormat.Raw, NoEncryption())
             fd = os.open(paths.private_key, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
             with os.fdopen(fd, "wb") as out:
                 out.write(base64.b64encode(raw) + b"\n")
+            signer = cls(private)
         os.chmod(paths.private_key, 0o600)
-        signer = cls(private)
         tmp = paths.public_key + ".tmp"
         with open(tmp, "w", encoding="ascii") as out:
             out.write(encode_public(signer.public_raw) + "\n")

@@ -7,6 +7,7 @@ import logging
 import os
 import socket
 import sys
+import time
 from typing import Any
 
 from redline.approve.defaults import HOLD_TIMEOUT_S, HTTP_HOST, HTTP_PORT
@@ -42,22 +43,49 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
         help="a file holding the Telegram bot token (default: $REDLINE_TELEGRAM_TOKEN)",
     )
     parser.add_argument("--telegram-api", help="the Bot API server's root URL (a local Bot API)")
+    parser.add_argument(
+        "--workers",
+        type=int,
+        default=default_workers(),
+        help="extra processes that judge calls beside the service, to use more cores (default "
+        f"{default_workers()}: one per core past the first, at most {MAX_DEFAULT_WORKERS})",
+    )
     parser.set_defaults(handler=run)
+
+
+MAX_DEFAULT_WORKERS = 3
+
+
+def default_workers() -> int:
+    return max(0, min((os.cpu_count() or 1) - 1, MAX_DEFAULT_WORKERS))
+
+
+STALE_PROBES = 20
+
+
+def _listening(path: str) -> bool:
+    probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    probe.settimeout(1.0)
+    try:
+        probe.connect(path)
+    except OSError:
+        return False
+    finally:
+        probe.close()
+    return True
 
 
 def bind_unix(path: str) -> socket.socket:
     """Bind `path`, replacing a stale socket file but never a live service."""
     if os.path.exists(path):
-        probe = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        probe.settimeout(1.0)
-        try:
-            probe.connect(path)
-        except OSError:
-            os.unlink(path)
+        # A killed service's workers close its sockets a moment after it died.
+        for _ in range(STALE_PROBES):
+            if not _listening(path):
+                os.unlink(path)
+                break
+            time.sleep(0.1)
         else:
             raise OSError(f"a service is already listening on `{path}`")
-        finally:
-            probe.close()
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     old = os.umask(0o177)
     try:
@@ -93,10 +121,21 @@ def _telegram_token(args: argparse.Namespace) -> str | None:
     return os.environ.get("REDLINE_TELEGRAM_TOKEN", "").strip() or None
 
 
+def _add_workers(service: Any, args: argparse.Namespace, listeners: list[socket.socket]) -> None:
+    """Judging workers share the agent's listeners (the hook socket, loopback HTTP)."""
+    from redline.approve.worker import command
+    from redline.approve.workers import WorkerPool
+
+    fds = [sock.fileno() for sock in listeners]
+    for fd in fds:
+        os.set_inheritable(fd, True)
+    service.workers = WorkerPool(service, args.workers, command(args.policy, fds), fds)
+
+
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
-    from redline.approve.app import build
+    from redline.approve.app import build, server_config
     from redline.approve.paths import ServicePaths
     from redline.approve.service import Service
     from redline.approve.signing import Signer
@@ -122,12 +161,25 @@ def run(args: argparse.Namespace) -> int:
         sockets = [bind_unix(paths.hook_socket), bind_unix(paths.owner_socket)]
         paths.secure_socket(paths.hook_socket, shared=True)
         paths.secure_socket(paths.owner_socket, shared=False)
+        agent_listeners = [sockets[0]]
         web: list[Any] | None = None
         if args.http is not None:
             from redline.approve.web import web_routes
 
-            sockets.append(bind_tcp(http_spec(args.http, gate.policy.approval_port)))
+            agent_listeners.append(bind_tcp(http_spec(args.http, gate.policy.approval_port)))
+            sockets.append(agent_listeners[-1])
             web = web_routes(service)
+        relays: dict[str, str] = {}
+        if args.workers < 0:
+            raise ValueError(f"`--workers {args.workers}`: expected 0 or more")
+        if args.workers:
+            relays = {"hook": paths.relay_socket("hook")}
+            if web is not None:
+                relays["http"] = paths.relay_socket("http")
+            for relay in relays.values():
+                sockets.append(bind_unix(relay))
+                paths.secure_socket(relay, shared=False)
+            _add_workers(service, args, agent_listeners)
         token = _telegram_token(args)
         if token:
             from redline.approve.telegram import TelegramChannel
@@ -136,26 +188,23 @@ def run(args: argparse.Namespace) -> int:
     except (OSError, ValueError, PolicyError, LogUnavailable) as err:
         sys.stderr.write(f"redline serve: {err}\n")
         return exitcodes.ERROR
-    app = build(service, hook_socket=paths.hook_socket, owner_socket=paths.owner_socket, web=web)
-    # No proxy sits in front of a loopback-only service: skip uvicorn's proxy-header pass.
-    # Nor does any client need a `server` header on every answer.
-    config = uvicorn.Config(
-        app,
-        log_level="warning",
-        access_log=False,
-        lifespan="on",
-        proxy_headers=False,
-        server_header=False,
+    app = build(
+        service,
+        hook_socket=paths.hook_socket,
+        owner_socket=paths.owner_socket,
+        web=web,
+        relays=relays,
     )
-    server = uvicorn.Server(config)
+    server = uvicorn.Server(server_config(app))
     sys.stderr.write(
         f"redline serve: hooks connect to {paths.hook_socket}"
-        + (f", web page on http://127.0.0.1:{sockets[-1].getsockname()[1]}" if web else "")
+        + (f", web page on http://127.0.0.1:{sockets[2].getsockname()[1]}" if web else "")
+        + (f"; {args.workers} judging worker(s)" if args.workers else "")
         + f"; key {signer.key_id}\n"
     )
     sys.stderr.flush()
     server.run(sockets=sockets)
-    for path in (paths.hook_socket, paths.owner_socket):
+    for path in (paths.hook_socket, paths.owner_socket, *relays.values()):
         if os.path.exists(path):
             os.unlink(path)
     return 0

@@ -1,0 +1,105 @@
+"""Judging one call for the service: read it, log the decision, sign an
+answer given at once. The service and its judging workers (`worker`) share
+these steps, so an auto-decided call is answered the same way by either.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, NamedTuple
+
+from redline.approve.client import call_digest
+from redline.approve.signing import Signer
+from redline.audit.entry import Record
+from redline.audit.recorder import LogUnavailable, decision_record, deny_log_unavailable
+from redline.audit.redact import KnownSecrets, is_secret_name, secret_values
+from redline.audit.store import Payload
+from redline.decision import Decision
+from redline.gate.actions import ToolCall
+
+Append = Callable[[Record, Payload | None], Awaitable[int]]
+"""Logs a record and returns its seq once committed (`LogUnavailable` if not)."""
+
+
+class Call(NamedTuple):
+    """A hook's request to judge a call, checked."""
+
+    call: ToolCall
+    nonce: str
+    agent: str | None
+
+    @property
+    def digest(self) -> str:
+        call = self.call
+        return call_digest(call.tool, call.args, call.cwd, call.session, call.context, self.agent)
+
+
+def secret_environ(environ: Mapping[str, str]) -> dict[str, str]:
+    """Only the secret-named variables: the log redacts their values."""
+    return {k: v for k, v in environ.items() if is_secret_name(k)}
+
+
+def known_secrets(environ: Mapping[str, str]) -> KnownSecrets:
+    return secret_values(secret_environ(environ))
+
+
+def nonce_of(body: Mapping[str, Any]) -> str:
+    nonce = body.get("nonce")
+    if not isinstance(nonce, str) or not 16 <= len(nonce) <= 128:
+        raise ValueError("a request needs a `nonce` of 16 to 128 characters")
+    return nonce
+
+
+def strings(body: Mapping[str, Any], keys: tuple[str, ...]) -> list[str | None]:
+    values = [body.get(key) for key in keys]
+    if not all(v is None or isinstance(v, str) for v in values):
+        raise ValueError(", ".join(f"`{k}`" for k in keys) + " must be strings")
+    return values
+
+
+def read_call(body: Mapping[str, Any]) -> Call:
+    """The call in a `/v1/decide` body; `ValueError` naming what is wrong."""
+    tool, args = body.get("tool"), body.get("args") or {}
+    if not isinstance(tool, str) or not tool or not isinstance(args, dict):
+        raise ValueError("a call needs `tool` (a string) and `args` (an object)")
+    nonce = nonce_of(body)
+    cwd, context, session, agent = strings(body, ("cwd", "context", "session", "agent"))
+    return Call(ToolCall(tool, args, cwd, context, session), nonce, agent)
+
+
+async def record(
+    append: Append, call: ToolCall, agent: str | None, decision: Decision, known: KnownSecrets
+) -> tuple[Decision, int | None]:
+    """Log the decision (committed before this returns); a log that cannot
+    be written turns it into a deny."""
+    try:
+        entry, kept = decision_record(
+            session=call.session,
+            context=call.context,
+            agent=agent,
+            tool=call.tool,
+            args=call.args,
+            decision=decision,
+            known=known,
+        )
+        seq = await append(entry, kept)
+    except LogUnavailable as err:
+        return deny_log_unavailable(err)._replace(hits=decision.hits), None
+    return decision, seq
+
+
+def answer_now(
+    signer: Signer, nonce: str, digest: str, seq: int | None, decision: Decision
+) -> tuple[dict[str, Any], bytes]:
+    """A signed answer given at once (allow, or deny), and its JSON text."""
+    signed = signer.sign(
+        request=f"auto-{seq}",
+        nonce=nonce,
+        call=digest,
+        outcome="auto",
+        verdict=str(decision.verdict),
+        decision=decision.to_json(),
+    )
+    # The signed text is reused: encoding the answer again cost as much.
+    text = b'{"status":"answered","answer":%s,"sig":"%s"}' % (signed.text, signed.sig.encode())
+    return {"status": "answered", **signed.envelope}, text

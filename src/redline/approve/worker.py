@@ -1,0 +1,211 @@
+"""A judging worker process (see `redline.approve.workers`).
+
+Started by `redline serve --workers N` with the service's listening sockets
+and one end of a link; never by hand. It judges `/v1/decide` calls with its
+own gate, has the service log each decision, signs the answer and replies;
+anything else goes on to the service (`relay`). It exits as soon as the link
+closes: without the service it could neither log nor hold a call.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import logging
+import os
+import socket
+import sys
+from typing import Any
+
+from starlette.types import Receive, Scope, Send
+
+from redline.approve import judge, lean, relay
+from redline.approve.link import Link, LinkClosed
+from redline.approve.paths import ServicePaths
+from redline.approve.signing import Signer
+from redline.audit.entry import Record
+from redline.audit.store import LogUnavailable, Payload
+from redline.decision import Verdict
+from redline.gatekeeper import Gate
+
+log = logging.getLogger("redline.approve.worker")
+
+JUDGED_BY = b"x-redline-worker"
+"""A header on the answers a worker gave itself: its process id."""
+
+
+class RemoteLog:
+    """`append` for a worker: the service commits, the worker waits for the seq."""
+
+    def __init__(self, link: Link) -> None:
+        self.link = link
+        self._next = 0
+        self._waiting: dict[int, asyncio.Future[int]] = {}
+
+    async def append(self, record: Record, payload: Payload | None = None) -> int:
+        ident, self._next = self._next, self._next + 1
+        done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
+        self._waiting[ident] = done
+        try:
+            plain = tuple(payload) if payload is not None else None
+            self.link.send("append", ident, tuple(record), plain)
+            return await done
+        except LinkClosed:
+            raise LogUnavailable("the service is gone", "restart `redline serve`") from None
+        finally:
+            self._waiting.pop(ident, None)
+
+    def settle(self, message: tuple[Any, ...]) -> None:
+        done = self._waiting.get(message[1])
+        if done is None or done.done():
+            return
+        if message[0] == "appended":
+            done.set_result(int(message[2]))
+        else:
+            done.set_exception(LogUnavailable(str(message[2]), str(message[3])))
+
+
+class Worker:
+    """The worker's ASGI app: decisions here, the rest to the service."""
+
+    def __init__(self, gate: Gate, signer: Signer, link: Link, paths: ServicePaths) -> None:
+        self.gate = gate
+        self.signer = signer
+        self.link = link
+        self.log = RemoteLog(link)
+        self.known = judge.known_secrets(os.environ)
+        self.hook_relay = relay.client_for(paths.relay_socket("hook"))
+        self.http_relay = relay.client_for(paths.relay_socket("http"))
+        self._listener: asyncio.Task[None] | None = None
+        # Which process answered: for the operator's tracing and the tests.
+        self._judged_by = [(JUDGED_BY, str(os.getpid()).encode())]
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == "lifespan":
+            await self._lifespan(receive, send)
+            return
+        if scope["type"] != "http":
+            return
+        tcp = (scope.get("server") or ("", None))[1] is not None
+        client = self.http_relay if tcp else self.hook_relay
+        if lean.wanted(scope, tcp):
+            await self._decide(client, scope, receive, send)
+        else:
+            await relay.forward(client, scope, receive, send, None)
+
+    async def _decide(self, client: Any, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            data = await lean.read_body(receive)
+        except lean.BodyTooLarge:
+            await lean.reply(send, 413, {"error": "the body is too large"})
+            return
+        if data is None:
+            return  # the hook went away; nothing was judged or logged
+        try:
+            asked = judge.read_call(lean.parse(data))
+        except ValueError as err:
+            await lean.reply(send, 400, {"error": str(err)})
+            return
+        decision = self.gate.check(asked.call)
+        if decision.verdict is Verdict.ASK:
+            # Held calls live in the service: it judges this one again and holds it.
+            await relay.forward(client, scope, receive, send, data)
+            return
+        decision, seq = await judge.record(
+            self.log.append, asked.call, asked.agent, decision, self.known
+        )
+        answer, text = judge.answer_now(self.signer, asked.nonce, asked.digest, seq, decision)
+        await lean.reply(send, 200, answer, text, self._judged_by)
+
+    async def _lifespan(self, receive: Receive, send: Send) -> None:
+        while True:
+            message = await receive()
+            if message["type"] == "lifespan.startup":
+                try:
+                    await self._catch_up()
+                except LinkClosed as err:
+                    await send({"type": "lifespan.startup.failed", "message": str(err)})
+                    return
+                self._listener = asyncio.create_task(self._listen())
+                await send({"type": "lifespan.startup.complete"})
+            elif message["type"] == "lifespan.shutdown":
+                await self.hook_relay.aclose()
+                await self.http_relay.aclose()
+                await send({"type": "lifespan.shutdown.complete"})
+                return
+
+    async def _catch_up(self) -> None:
+        """Apply the snapshot and every change until the service says `serve`."""
+        while True:
+            message = await self.link.receive()
+            if message[0] == "serve":
+                return
+            self._handle(message)
+
+    async def _listen(self) -> None:
+        try:
+            while True:
+                self._handle(await self.link.receive())
+        except LinkClosed:
+            # The service is gone: answer nothing more, free its sockets now.
+            sys.stderr.write("redline worker: the service is gone; exiting\n")
+            sys.stderr.flush()
+            os._exit(0)
+
+    def _handle(self, message: tuple[Any, ...]) -> None:
+        kind = message[0]
+        if kind in ("appended", "failed"):
+            self.log.settle(message)
+        elif kind == "snapshot":
+            self.gate.sessions.restore(message[2])
+            self.link.send("ack", message[1])
+        elif kind == "state":
+            self.gate.sessions.apply(message[2])
+            self.link.send("ack", message[1])
+        else:
+            raise LinkClosed(f"an unknown message `{kind}`")
+
+
+def command(policy: str | None, fds: list[int]) -> list[str]:
+    """How the service starts a worker (it adds `--link-fd`)."""
+    argv = [sys.executable, "-m", "redline.approve.worker"]
+    if policy:
+        argv += ["--policy", policy]
+    for fd in fds:
+        argv += ["--listen-fd", str(fd)]
+    return argv
+
+
+def main(argv: list[str] | None = None) -> int:
+    import uvicorn
+
+    from redline.approve.app import server_config
+    from redline.home import home_dir
+
+    parser = argparse.ArgumentParser(prog="redline-worker", description=__doc__)
+    parser.add_argument("--link-fd", type=int, required=True)
+    parser.add_argument("--listen-fd", type=int, action="append", default=[])
+    parser.add_argument("--policy")
+    args = parser.parse_args(argv)
+    logging.basicConfig(
+        level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s: %(message)s"
+    )
+    paths = ServicePaths(home_dir())
+    gate = Gate.from_environ(os.environ, args.policy)
+    signer = Signer.load(paths)
+    sockets = [socket.socket(fileno=fd) for fd in args.listen_fd]
+    link_socket = socket.socket(fileno=args.link_fd)
+
+    async def serve() -> None:
+        link = await Link.over(link_socket)
+        app = Worker(gate, signer, link, paths)
+        await uvicorn.Server(server_config(app)).serve(sockets=sockets)
+
+    import uvloop
+
+    uvloop.run(serve())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
