@@ -14,13 +14,15 @@ Run as `python bench/bench_service.py` (about a minute). It prints:
 - the time from an asked call to the Telegram stand-in receiving the owner's
   message, target <= 100 ms;
 - the service's memory with 1,000 calls pending.
-Options: `--store URL` (default SQLite in a temp dir), `--seconds`, `--connections`.
+Options: `--store URL` (default SQLite in a temp dir), `--seconds`, `--connections`,
+`--workers N` (the service's judging workers; default: as `redline serve`).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
 import multiprocessing
 import os
@@ -144,9 +146,15 @@ def _load_process(address: str, seconds: float, connections: int, base: int, out
 
 
 def cpu_s(pid: int) -> float:
-    """User + system CPU seconds the process has used so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rpartition(")")[2].split()
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    """User + system CPU seconds the service has used so far, its judging
+    workers' included."""
+    total = 0
+    children = Path(f"/proc/{pid}/task/{pid}/children").read_text().split()
+    for each in (pid, *map(int, children)):
+        with contextlib.suppress(OSError):
+            fields = Path(f"/proc/{each}/stat").read_text().rpartition(")")[2].split()
+            total += int(fields[11]) + int(fields[12])
+    return total / os.sysconf("SC_CLK_TCK")
 
 
 def machine_cpu_s() -> tuple[float, float]:
@@ -216,6 +224,7 @@ def main() -> None:
     parser.add_argument("--store", help="the service's store URL (default: SQLite in a temp dir)")
     parser.add_argument("--seconds", type=float, default=5.0)
     parser.add_argument("--connections", type=int, default=16)
+    parser.add_argument("--workers", type=int, help="`redline serve --workers` (default: its own)")
     args = parser.parse_args()
     print(f"# bench_service on {os.cpu_count()} cores, python {sys.version.split()[0]}")
     with tempfile.TemporaryDirectory() as tmp:
@@ -226,11 +235,16 @@ def main() -> None:
         extra = ["--http", f"127.0.0.1:{port}", "--telegram-api", bot.url, "--timeout", "600"]
         if args.store:
             extra += ["--store", args.store]
+        if args.workers is not None:
+            extra += ["--workers", str(args.workers)]
         service = ServiceProcess(env, *extra).start()
         assert service.proc is not None
         try:
-            print(f"policy {POLICY.name}, store {args.store or 'sqlite (default)'}")
+            print(f"policy {POLICY.name}, store {args.store or 'sqlite (default)'}, "
+                  f"workers {'default' if args.workers is None else args.workers}")  # fmt: skip
             sock, http = service.paths.hook_socket, f"127.0.0.1:{port}"
+            time.sleep(2.0)  # judging workers start after the service answers
+            throughput(sock, 1.0, args.connections, service.proc.pid)  # warm-up, not counted
             for label, address in (("unix socket", sock), ("loopback HTTP", http)):
                 for clients in sorted({1, args.connections}):
                     rate, cpu, other = throughput(address, args.seconds, clients, service.proc.pid)
