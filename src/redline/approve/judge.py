@@ -34,13 +34,9 @@ class Call(NamedTuple):
         return call_digest(call.tool, call.args, call.cwd, call.session, call.context, self.agent)
 
 
-def secret_environ(environ: Mapping[str, str]) -> dict[str, str]:
-    """Only the secret-named variables: the log redacts their values."""
-    return {k: v for k, v in environ.items() if is_secret_name(k)}
-
-
 def known_secrets(environ: Mapping[str, str]) -> KnownSecrets:
-    return secret_values(secret_environ(environ))
+    """The values of the secret-named variables: the log redacts them."""
+    return secret_values({k: v for k, v in environ.items() if is_secret_name(k)})
 
 
 def nonce_of(body: Mapping[str, Any]) -> str:

@@ -98,16 +98,29 @@ def parse(data: bytes) -> dict[str, Any]:
     return body
 
 
-async def decide(service: Service, scope: Scope, receive: Receive, send: Send) -> None:
+async def read_call(receive: Receive, send: Send) -> tuple[bytes, dict[str, Any]] | None:
+    """A decision request's body and its JSON object; `None` once refused
+    (413, 400) or when the hook went away before sending it all."""
     try:
         data = await read_body(receive)
     except BodyTooLarge:
         await reply(send, 413, {"error": "the body is too large"})
-        return
+        return None
     if data is None:
-        return  # the hook went away; nothing was judged or logged
+        return None  # the hook went away; nothing was judged or logged
     try:
-        answer, text = await service.decide_reply(parse(data))
+        return data, parse(data)
+    except ValueError as err:
+        await reply(send, 400, {"error": str(err)})
+        return None
+
+
+async def decide(service: Service, scope: Scope, receive: Receive, send: Send) -> None:
+    request = await read_call(receive, send)
+    if request is None:
+        return
+    try:
+        answer, text = await service.decide_reply(request[1])
     except ValueError as err:
         await reply(send, 400, {"error": str(err)})
         return

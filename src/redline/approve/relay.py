@@ -14,7 +14,7 @@ from __future__ import annotations
 import httpx
 from starlette.types import Receive, Scope, Send
 
-from redline.approve.lean import BodyTooLarge, read_body
+from redline.approve.lean import BodyTooLarge, read_body, reply
 
 # Headers about one hop, not the request: each side sets its own.
 HOP_BY_HOP = frozenset(
@@ -32,12 +32,6 @@ def client_for(relay_socket: str) -> httpx.AsyncClient:
     return httpx.AsyncClient(transport=transport, timeout=timeout, base_url="http://relay")
 
 
-async def _fail(send: Send, status: int, text: bytes) -> None:
-    headers = [(b"content-type", b"application/json"), (b"content-length", b"%d" % len(text))]
-    await send({"type": "http.response.start", "status": status, "headers": headers})
-    await send({"type": "http.response.body", "body": text})
-
-
 async def forward(
     client: httpx.AsyncClient, scope: Scope, receive: Receive, send: Send, body: bytes | None
 ) -> None:
@@ -47,7 +41,7 @@ async def forward(
         try:
             body = await read_body(receive)
         except BodyTooLarge:
-            await _fail(send, 413, b'{"error":"the body is too large"}')
+            await reply(send, 413, {"error": "the body is too large"})
             return
         if body is None:
             return  # the client went away
@@ -60,8 +54,8 @@ async def forward(
     try:
         response = await client.send(request, stream=True)
     except httpx.HTTPError as err:
-        message = f'{{"error":"the service did not answer the worker ({type(err).__name__})"}}'
-        await _fail(send, 502, message.encode())
+        problem = f"the service did not answer the worker ({type(err).__name__})"
+        await reply(send, 502, {"error": problem})
         return
     try:
         out = [(k.lower(), v) for k, v in response.headers.raw if k.lower() not in HOP_BY_HOP]

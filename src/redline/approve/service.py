@@ -76,7 +76,6 @@ class Service:
         self.proposals = Proposals(self.db)
         self.channels: list[Channel] = []
         every = os.environ if environ is None else environ
-        self.environ = judge.secret_environ(every)
         self.known = judge.known_secrets(every)
         self.version = 0
         self._changed = asyncio.Event()

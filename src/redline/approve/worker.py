@@ -94,15 +94,12 @@ class Worker:
             await relay.forward(client, scope, receive, send, None)
 
     async def _decide(self, client: Any, scope: Scope, receive: Receive, send: Send) -> None:
-        try:
-            data = await lean.read_body(receive)
-        except lean.BodyTooLarge:
-            await lean.reply(send, 413, {"error": "the body is too large"})
+        request = await lean.read_call(receive, send)
+        if request is None:
             return
-        if data is None:
-            return  # the hook went away; nothing was judged or logged
+        data, body = request
         try:
-            asked = judge.read_call(lean.parse(data))
+            asked = judge.read_call(body)
         except ValueError as err:
             await lean.reply(send, 400, {"error": str(err)})
             return

@@ -71,20 +71,11 @@ class WorkerPool:
         self.count = count
         self.command = list(command)
         self.fds = tuple(fds)
-        self.started = 0
         self._sent = 0
         self._members: set[_Member] = set()
         self._acked = asyncio.Event()
         self._keepers: list[asyncio.Task[None]] = []
         self._stopping = False
-
-    @property
-    def live(self) -> int:
-        """Workers that took their snapshot and serve."""
-        return sum(1 for member in self._members if member.ready)
-
-    def pids(self) -> list[int]:
-        return [member.proc.pid for member in self._members]
 
     async def start(self) -> None:
         self.service.gate.sessions.listener = self._changed
@@ -129,7 +120,6 @@ class WorkerPool:
             )
         finally:
             theirs.close()
-        self.started += 1
         link = await Link.over(ours)
         member = _Member(proc, link)
         # The snapshot and every later change reach the worker in this order.
