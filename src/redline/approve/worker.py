@@ -145,9 +145,12 @@ class Worker:
                 self._handle(await self.link.receive())
         except LinkClosed:
             # The service is gone: answer nothing more, free its sockets now.
-            sys.stderr.write("redline worker: the service is gone; exiting\n")
-            sys.stderr.flush()
-            os._exit(0)
+            why = "the service is gone"
+        except Exception as err:  # noqa: BLE001 - a worker out of step must not judge
+            why = f"a message could not be applied ({type(err).__name__}: {err})"
+        sys.stderr.write(f"redline worker: {why}; exiting\n")
+        sys.stderr.flush()
+        os._exit(0)
 
     def _handle(self, message: tuple[Any, ...]) -> None:
         kind = message[0]
