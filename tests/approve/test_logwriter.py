@@ -14,13 +14,14 @@ import httpx
 import pytest
 from servicekit import POLICY
 
+from redline.approve import logwriter
 from redline.approve.app import build
 from redline.approve.logwriter import LogWriter
 from redline.approve.paths import ServicePaths
 from redline.approve.service import Service
 from redline.approve.signing import Signer
 from redline.audit.entry import Entry, Kind, Record
-from redline.audit.store import LogUnavailable, Payload, Store, open_store, verify_store
+from redline.audit.store import LogBusy, LogUnavailable, Payload, Store, open_store, verify_store
 from redline.gatekeeper import Gate
 
 AUTO = {"tool": "Bash", "args": {"command": "ls -la /srv/app"}, "cwd": "/srv/app"}
@@ -96,12 +97,14 @@ class Gated:
         self.release = threading.Event()
         self.batches: list[int] = []
 
-    def append_many(self, items: Sequence[tuple[Record, Payload | None]]) -> list[Entry]:
+    def append_many(
+        self, items: Sequence[tuple[Record, Payload | None]], *, wait: bool = True
+    ) -> list[Entry]:
         self.release.wait(30)
         self.batches.append(len(items))
         if self.fail:
             raise LogUnavailable("the disk is full", "free some space")
-        return self.inner.append_many(items)
+        return self.inner.append_many(items, wait=wait)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
@@ -143,6 +146,75 @@ def test_a_failed_commit_denies_every_call_in_its_batch(tmp_path: Path) -> None:
         assert answer["verdict"] == "deny"
         assert answer["decision"]["code"] == "log-unavailable"
         assert "the disk is full" in answer["decision"]["reason"]
+
+
+class Busy:
+    """A store whose write lock another process holds until `free` is set;
+    like a store asked not to wait, it says so at once."""
+
+    def __init__(self, inner: Store) -> None:
+        self.inner = inner
+        self.free = threading.Event()
+        self.tries = 0
+        self.batches: list[int] = []
+
+    def append_many(
+        self, items: Sequence[tuple[Record, Payload | None]], *, wait: bool = True
+    ) -> list[Entry]:
+        assert not wait, "the writer must never wait for the lock on the loop"
+        self.tries += 1
+        if not self.free.is_set():
+            raise LogBusy("test")
+        self.batches.append(len(items))
+        return self.inner.append_many(items)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def test_a_lock_held_elsewhere_does_not_stall_the_loop_and_the_calls_wait_for_it(
+    tmp_path: Path,
+) -> None:
+    async def run() -> None:
+        service = make_service(tmp_path)
+        busy = Busy(service.store)
+        service.writer = LogWriter(busy, inline=True)  # type: ignore[arg-type]
+        first = [asyncio.create_task(service.decide(call(n))) for n in range(3)]
+        ticks = 0
+        for _ in range(20):  # the loop keeps running while the lock is taken
+            await asyncio.sleep(0.005)
+            ticks += 1
+        later = [asyncio.create_task(service.decide(call(n))) for n in range(3, 6)]
+        await asyncio.sleep(0.02)
+        assert ticks == 20 and busy.tries > 2
+        assert not any(task.done() for task in first + later)
+        assert service.store.count() == 0
+        busy.free.set()
+        replies = await asyncio.gather(*first, *later)
+        assert all(r["answer"]["verdict"] == "allow" for r in replies)
+        assert busy.batches == [6]  # the calls queued meanwhile joined the waiting batch
+        assert service.store.count() == 6 and verify_store(service.store).ok
+        await service.stop()
+
+    asyncio.run(run())
+
+
+def test_a_lock_never_released_denies_the_calls(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(logwriter, "BUSY_WAIT_S", 0.1)
+
+    async def run() -> list[dict[str, Any]]:
+        service = make_service(tmp_path)
+        service.writer = LogWriter(Busy(service.store), inline=True)  # type: ignore[arg-type]
+        replies = await asyncio.gather(*(service.decide(call(n)) for n in range(4)))
+        await service.stop()
+        return list(replies)
+
+    for reply in asyncio.run(run()):
+        decision = reply["answer"]["decision"]
+        assert reply["answer"]["verdict"] == "deny" and decision["code"] == "log-unavailable"
+        assert "another process is writing" in decision["reason"]
 
 
 @pytest.mark.parametrize(
@@ -197,9 +269,11 @@ class Watched:
         self.inner = inner
         self.commits: list[tuple[int, int]] = []
 
-    def append_many(self, items: Sequence[tuple[Record, Payload | None]]) -> list[Entry]:
+    def append_many(
+        self, items: Sequence[tuple[Record, Payload | None]], *, wait: bool = True
+    ) -> list[Entry]:
         self.commits.append((threading.get_ident(), len(items)))
-        return self.inner.append_many(items)
+        return self.inner.append_many(items, wait=wait)
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import sqlite3
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -16,6 +17,7 @@ from redline.audit import postgres
 from redline.audit.chain import GENESIS, Break, BreakKind, entry_hash
 from redline.audit.entry import Entry, Head, Kind, Record, format_time
 from redline.audit.store import (
+    LogBusy,
     LogUnavailable,
     Payload,
     Query,
@@ -344,3 +346,37 @@ def test_failed_append_rolls_back_and_the_store_stays_usable(
     assert store.append(make_record(3)).seq == 2
     assert [seq for seq, *_ in store.links()] == [1, 2]
     assert store.count() == 2
+
+
+@contextlib.contextmanager
+def write_lock_taken(url: str) -> Iterator[None]:
+    """Another connection holds the log's write lock meanwhile."""
+    if url.startswith("sqlite"):
+        lite = sqlite3.connect(url.removeprefix("sqlite://"), isolation_level=None)
+        lite.execute("BEGIN IMMEDIATE")
+        try:
+            yield
+        finally:
+            lite.execute("ROLLBACK")
+            lite.close()
+        return
+    base, _, schema = url.partition("?schema=")
+    with psycopg.connect(base) as conn:  # a transaction until the block ends
+        conn.execute(f"LOCK TABLE {schema}.entries IN SHARE ROW EXCLUSIVE MODE".encode())
+        yield
+        conn.rollback()
+
+
+def test_an_appender_that_will_not_wait_hears_the_log_is_busy(
+    make_store: MakeStore, make_record: MakeRecord, store_url: str
+) -> None:
+    store = make_store()
+    store.append(make_record(1))
+    with write_lock_taken(store_url):
+        with pytest.raises(LogBusy) as busy:
+            store.append_many([(make_record(2), None), (make_record(3), None)], wait=False)
+        assert "another process is writing" in busy.value.problem
+    assert store.count() == 1  # nothing of the refused batch was written
+    store.append_many([(make_record(4), None)], wait=False)
+    result = verify_store(store)
+    assert result.ok and result.count == 2

@@ -16,6 +16,12 @@ commit that waits on a network (PostgreSQL) goes to the writer's thread while
 the loop goes on judging calls; a lone record is committed on the loop there
 too, as handing it over costs more than its commit.
 
+Several processes may append to one log (the service and its judging
+workers). A store's own wait for another's write lock would block the event
+loop (SQLite's sleeps in whole milliseconds), so the writer asks the store
+not to wait (`LogBusy`), keeps judging calls and tries again moments later
+with what queued up meanwhile in the same batch.
+
 An answer is only returned after its own transaction committed; if that
 commit fails, every call in it gets `LogUnavailable` (and so a deny
 `log-unavailable`), never an answer for an entry that is not in the log.
@@ -32,10 +38,16 @@ import concurrent.futures
 from collections.abc import Callable
 
 from redline.audit.entry import Record
-from redline.audit.store import LogUnavailable, Payload, Store
+from redline.audit.store import LogBusy, LogUnavailable, Payload, Store
 
 MAX_BATCH = 256
 """Records in one transaction at most, so one commit stays short."""
+BUSY_WAIT_S = 30.0
+"""How long a batch waits for another process's write lock before its calls
+are denied `log-unavailable` (as long as a store's own busy wait)."""
+BUSY_PAUSES_S = (0.0, 0.0, 0.0002, 0.0005, 0.001, 0.002, 0.005)
+"""Pauses between tries while the lock is held elsewhere, the last repeated:
+a commit holds it for a fraction of a millisecond."""
 
 Pending = tuple[Record, Payload | None, "asyncio.Future[int]"]
 
@@ -69,6 +81,8 @@ class LogWriter:
 
     async def _drain(self) -> None:
         loop = asyncio.get_running_loop()
+        busy_since: float | None = None  # the lock held elsewhere since then
+        tries = 0
         try:
             while self._queue:
                 batch = self._queue[: self.max_batch]
@@ -79,6 +93,16 @@ class LogWriter:
                     # Calls that arrive while this commits queue up for the next batch.
                     here = self.inline or len(items) == 1
                     entries = commit() if here else await loop.run_in_executor(self._thread, commit)
+                except LogBusy as err:
+                    busy_since = loop.time() if busy_since is None else busy_since
+                    if loop.time() - busy_since < BUSY_WAIT_S:
+                        self._queue[:0] = batch  # first again, with what queues meanwhile
+                        await asyncio.sleep(BUSY_PAUSES_S[min(tries, len(BUSY_PAUSES_S) - 1)])
+                        tries += 1
+                        continue
+                    self._fail(batch, LogUnavailable(err.problem, "see what else writes the log"))
+                    busy_since, tries = None, 0
+                    continue
                 except Exception as err:  # noqa: BLE001 - every failure denies the batch
                     failure = (
                         err
@@ -88,10 +112,10 @@ class LogWriter:
                             "see the service's log; restart `redline serve`",
                         )
                     )
-                    for _, _, done in batch:
-                        if not done.done():
-                            done.set_exception(failure)
+                    self._fail(batch, failure)
+                    busy_since, tries = None, 0
                     continue
+                busy_since, tries = None, 0
                 self.batches += 1
                 self.appended += len(batch)
                 for (_, _, done), seq in zip(batch, entries, strict=True):
@@ -104,9 +128,15 @@ class LogWriter:
                     done.set_exception(LogUnavailable("the service is stopping", "try again"))
             self._queue.clear()
 
+    @staticmethod
+    def _fail(batch: list[Pending], failure: LogUnavailable) -> None:
+        for _, _, done in batch:
+            if not done.done():
+                done.set_exception(failure)
+
     def _commit(self, items: list[tuple[Record, Payload | None]]) -> Callable[[], list[int]]:
         def run() -> list[int]:
-            entries = self.store.append_many(items)
+            entries = self.store.append_many(items, wait=False)
             if len(entries) != len(items):
                 raise LogUnavailable("the log committed a different number of entries", "")
             return [entry.seq for entry in entries]

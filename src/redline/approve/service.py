@@ -67,6 +67,7 @@ class Service:
         self.gate = gate
         self.signer = signer
         self.timeout_s = timeout_s
+        self.store_url = store_url
         self.store: Store = open_store(store_url)
         # A local SQLite commit is cheapest on the loop; see `LogWriter`.
         self.writer = LogWriter(self.store, inline=isinstance(self.store, SqliteStore))

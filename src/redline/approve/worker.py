@@ -2,9 +2,11 @@
 
 Started by `redline serve --workers N` with the service's listening sockets
 and one end of a link; never by hand. It judges `/v1/decide` calls with its
-own gate, has the service log each decision, signs the answer and replies;
-anything else goes on to the service (`relay`). It exits as soon as the link
-closes: without the service it could neither log nor hold a call.
+own gate, commits each decision to the service's log itself (its own
+`LogWriter` on the same store: the store chains appends from several
+processes), signs the answer and replies; anything else goes on to the
+service (`relay`). It exits as soon as the link closes: without the service
+it could not hold a call, nor learn the owner's answers.
 """
 
 from __future__ import annotations
@@ -21,10 +23,11 @@ from starlette.types import Receive, Scope, Send
 
 from redline.approve import judge, lean, relay
 from redline.approve.link import Link, LinkClosed
+from redline.approve.logwriter import LogWriter
 from redline.approve.paths import ServicePaths
 from redline.approve.signing import Signer
-from redline.audit.entry import Record
-from redline.audit.store import LogUnavailable, Payload
+from redline.audit.sqlite import SqliteStore
+from redline.audit.store import open_store, resolve_url
 from redline.decision import Verdict
 from redline.gatekeeper import Gate
 
@@ -34,45 +37,16 @@ JUDGED_BY = b"x-redline-worker"
 """A header on the answers a worker gave itself: its process id."""
 
 
-class RemoteLog:
-    """`append` for a worker: the service commits, the worker waits for the seq."""
-
-    def __init__(self, link: Link) -> None:
-        self.link = link
-        self._next = 0
-        self._waiting: dict[int, asyncio.Future[int]] = {}
-
-    async def append(self, record: Record, payload: Payload | None = None) -> int:
-        ident, self._next = self._next, self._next + 1
-        done: asyncio.Future[int] = asyncio.get_running_loop().create_future()
-        self._waiting[ident] = done
-        try:
-            plain = tuple(payload) if payload is not None else None
-            self.link.send("append", ident, tuple(record), plain)
-            return await done
-        except LinkClosed:
-            raise LogUnavailable("the service is gone", "restart `redline serve`") from None
-        finally:
-            self._waiting.pop(ident, None)
-
-    def settle(self, message: tuple[Any, ...]) -> None:
-        done = self._waiting.get(message[1])
-        if done is None or done.done():
-            return
-        if message[0] == "appended":
-            done.set_result(int(message[2]))
-        else:
-            done.set_exception(LogUnavailable(str(message[2]), str(message[3])))
-
-
 class Worker:
     """The worker's ASGI app: decisions here, the rest to the service."""
 
-    def __init__(self, gate: Gate, signer: Signer, link: Link, paths: ServicePaths) -> None:
+    def __init__(
+        self, gate: Gate, signer: Signer, writer: LogWriter, link: Link, paths: ServicePaths
+    ) -> None:
         self.gate = gate
         self.signer = signer
+        self.writer = writer
         self.link = link
-        self.log = RemoteLog(link)
         self.known = judge.known_secrets(os.environ)
         self.hook_relay = relay.client_for(paths.relay_socket("hook"))
         self.http_relay = relay.client_for(paths.relay_socket("http"))
@@ -109,7 +83,7 @@ class Worker:
             await relay.forward(client, scope, receive, send, data)
             return
         decision, seq = await judge.record(
-            self.log.append, asked.call, asked.agent, decision, self.known
+            self.writer.append, asked.call, asked.agent, decision, self.known
         )
         answer, text = judge.answer_now(self.signer, asked.nonce, asked.digest, seq, decision)
         await lean.reply(send, 200, answer, text, self._judged_by)
@@ -128,6 +102,7 @@ class Worker:
             elif message["type"] == "lifespan.shutdown":
                 await self.hook_relay.aclose()
                 await self.http_relay.aclose()
+                await self.writer.close()
                 await send({"type": "lifespan.shutdown.complete"})
                 return
 
@@ -154,9 +129,7 @@ class Worker:
 
     def _handle(self, message: tuple[Any, ...]) -> None:
         kind = message[0]
-        if kind in ("appended", "failed"):
-            self.log.settle(message)
-        elif kind == "snapshot":
+        if kind == "snapshot":
             self.gate.sessions.restore(message[2])
             self.link.send("ack", message[1])
         elif kind == "state":
@@ -193,12 +166,14 @@ def main(argv: list[str] | None = None) -> int:
     paths = ServicePaths(home_dir())
     gate = Gate.from_environ(os.environ, args.policy)
     signer = Signer.load(paths)
+    store = open_store(resolve_url(None, os.environ))  # the service set $REDLINE_STORE
     sockets = [socket.socket(fileno=fd) for fd in args.listen_fd]
     link_socket = socket.socket(fileno=args.link_fd)
 
     async def serve() -> None:
         link = await Link.over(link_socket)
-        app = Worker(gate, signer, link, paths)
+        writer = LogWriter(store, inline=isinstance(store, SqliteStore))
+        app = Worker(gate, signer, writer, link, paths)
         await uvicorn.Server(server_config(app)).serve(sockets=sockets)
 
     import uvloop

@@ -6,8 +6,10 @@ same hook socket and loopback HTTP listener as the service, judge each call
 with their own gate, sign the answer with the service's key and reply. The
 service stays the one owner of everything else:
 
-- The log: a worker sends each record here (`append`) and answers only after
-  the service's own writer committed it, so the hash chain has one writer.
+- The log: a worker commits its records to the same store itself (`$REDLINE_STORE`
+  is set to the service's), with its own group-commit writer; the store chains
+  appends from several processes under its write lock, and no writer waits
+  on the loop for another's lock (`LogWriter`).
 - Held calls: a call the worker judges `ask`, and every other request, goes
   to the service over its relay sockets (`redline.approve.relay`).
 - Session state: the owner's answers change grants and rejection memory
@@ -23,8 +25,7 @@ when the service exits, its workers see the link close and exit at once, so
 none outlives it.
 
 Messages, service to worker: `("snapshot", n, sessions)`, `("state", n,
-change)`, `("serve",)`, `("appended", id, seq)`, `("failed", id, problem, repair)`; worker
-to service: `("append", id, record, payload)`, `("ack", n)`.
+change)`, `("serve",)`; worker to service: `("ack", n)`.
 """
 
 from __future__ import annotations
@@ -32,14 +33,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
 import socket
 import subprocess
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from redline.approve.link import Link, LinkClosed
-from redline.audit.entry import Record
-from redline.audit.store import LogUnavailable, Payload
+from redline.audit.store import STORE_ENV
 from redline.gate.sessions import Change
 
 if TYPE_CHECKING:
@@ -117,6 +118,7 @@ class WorkerPool:
                 str(theirs.fileno()),
                 pass_fds=(*self.fds, theirs.fileno()),
                 stdin=subprocess.DEVNULL,
+                env={**os.environ, STORE_ENV: self.service.store_url},
             )
         finally:
             theirs.close()
@@ -128,9 +130,7 @@ class WorkerPool:
         try:
             while True:
                 message = await link.receive()
-                if message[0] == "append":
-                    self._append(member, *message[1:])
-                elif message[0] == "ack":
+                if message[0] == "ack":
                     member.acked = max(member.acked, int(message[1]))
                     if not member.ready:
                         # Every change before this went out ahead of "serve".
@@ -145,24 +145,6 @@ class WorkerPool:
             member.kill()
             await proc.wait()
             self._acked.set()
-
-    def _append(self, member: _Member, ident: int, record: Any, payload: Any) -> None:
-        """Commit a worker's record with the service's own writer, then tell it the seq."""
-        kept = Payload._make(payload) if payload is not None else None
-        done = self.service.writer.submit(Record._make(record), kept)
-
-        def reply(done: asyncio.Future[int]) -> None:
-            error = done.exception()
-            if error is None:
-                message: tuple[Any, ...] = ("appended", ident, done.result())
-            elif isinstance(error, LogUnavailable):
-                message = ("failed", ident, error.problem, error.repair)
-            else:
-                message = ("failed", ident, f"the log writer failed ({error})", "see the log")
-            with contextlib.suppress(LinkClosed):
-                member.link.send(*message)
-
-        done.add_done_callback(reply)
 
     def _changed(self, change: Change) -> None:
         self._sent += 1

@@ -22,7 +22,15 @@ from psycopg.pq import TransactionStatus
 
 from redline.audit.chain import payload_digest
 from redline.audit.entry import Entry, Head, Link, Record, format_time
-from redline.audit.store import LogUnavailable, Payload, Query, display_url, seal_batch, where
+from redline.audit.store import (
+    LogBusy,
+    LogUnavailable,
+    Payload,
+    Query,
+    display_url,
+    seal_batch,
+    where,
+)
 
 DEFAULT_SCHEMA = "redline"
 CONNECT_TIMEOUT_S = 5
@@ -115,15 +123,19 @@ class PostgresStore:
     def append(self, record: Record, payload: Payload | None = None) -> Entry:
         return self.append_many([(record, payload)])[0]
 
-    def append_many(self, items: Sequence[tuple[Record, Payload | None]]) -> list[Entry]:
-        """Chain several records in one transaction: all are committed, or none."""
+    def append_many(
+        self, items: Sequence[tuple[Record, Payload | None]], *, wait: bool = True
+    ) -> list[Entry]:
+        """Chain several records in one transaction: all are committed, or none.
+        `wait=False`: `LogBusy` at once while another session holds the lock."""
         conn = self._conn
+        lock = self._q(_LOCK if wait else _LOCK + " NOWAIT")
         with self._lock:
             try:
                 # Pipelined: one round trip up to the head, one for the inserts and commit.
                 with conn.pipeline(), conn.cursor() as cur:
                     cur.execute(b"BEGIN")
-                    cur.execute(self._q(_LOCK))
+                    cur.execute(lock)
                     cur.execute(self._q(_HEAD))
                     row = cur.fetchone()
                     entries, kept = seal_batch(items, row)
@@ -134,6 +146,8 @@ class PostgresStore:
                     cur.execute(b"COMMIT")
             except BaseException as err:
                 self._rollback()
+                if isinstance(err, psycopg.errors.LockNotAvailable):
+                    raise LogBusy(self.url) from None
                 if isinstance(err, psycopg.Error):
                     raise _unavailable(self._url, err) from err
                 raise

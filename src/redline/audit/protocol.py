@@ -30,9 +30,12 @@ class Store(Protocol):
         """Chain `record` after the current head; a payload's digest is put in the record."""
         ...
 
-    def append_many(self, items: Sequence[tuple[Record, Payload | None]]) -> list[Entry]:
+    def append_many(
+        self, items: Sequence[tuple[Record, Payload | None]], *, wait: bool = True
+    ) -> list[Entry]:
         """Chain several records in one transaction (a writer's group commit):
-        every one is committed, or `LogUnavailable` and none is."""
+        every one is committed, or `LogUnavailable` and none is. With `wait`
+        false, `LogBusy` at once if another process holds the write lock."""
         ...
 
     def get(self, seq: int) -> Entry | None: ...

@@ -15,7 +15,15 @@ from collections.abc import Iterator, Sequence
 from types import TracebackType
 
 from redline.audit.entry import Entry, Head, Link, Record, format_epoch, format_time
-from redline.audit.store import LogUnavailable, Payload, Query, display_url, seal_batch, where
+from redline.audit.store import (
+    LogBusy,
+    LogUnavailable,
+    Payload,
+    Query,
+    display_url,
+    seal_batch,
+    where,
+)
 
 TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
 if TYPE_CHECKING:
@@ -122,12 +130,19 @@ class SqliteStore:
     def append(self, record: Record, payload: Payload | None = None) -> Entry:
         return self.append_many([(record, payload)])[0]
 
-    def append_many(self, items: Sequence[tuple[Record, Payload | None]]) -> list[Entry]:
-        """Chain several records in one transaction: all are committed, or none."""
+    def append_many(
+        self, items: Sequence[tuple[Record, Payload | None]], *, wait: bool = True
+    ) -> list[Entry]:
+        """Chain several records in one transaction: all are committed, or none.
+        `wait=False`: `LogBusy` rather than SQLite's busy wait, which sleeps
+        in whole milliseconds (an event loop retries sooner, see `LogWriter`)."""
         conn = self._conn
         with self._lock:
             try:
-                conn.execute("BEGIN IMMEDIATE")
+                if wait:
+                    conn.execute("BEGIN IMMEDIATE")
+                else:
+                    self._begin_now()
                 try:
                     row = conn.execute(
                         "SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1"
@@ -154,6 +169,18 @@ class SqliteStore:
             if self.wal_limit is not None:
                 self._trim_wal(self.wal_limit)
         return entries
+
+    def _begin_now(self) -> None:
+        conn = self._conn
+        conn.execute("PRAGMA busy_timeout = 0")
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as err:
+            if _busy(err):
+                raise LogBusy(self.path) from None
+            raise
+        finally:
+            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
 
     def _trim_wal(self, limit: int) -> None:
         """Fold the write-ahead log into the database and truncate it once it
@@ -311,6 +338,13 @@ def _pure_path(text: str) -> str:
     root = "//" if text[:2] == "//" and text[2:3] != "/" else "/" if text[:1] == "/" else ""
     parts = [part for part in text.split("/") if part and part != "."]
     return root + "/".join(parts) if root or parts else "."
+
+
+def _busy(err: sqlite3.OperationalError) -> bool:
+    code = getattr(err, "sqlite_errorcode", None)
+    if code is not None:
+        return (code & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
+    return "locked" in str(err) or "busy" in str(err)
 
 
 def _unavailable(path: str, err: Exception) -> LogUnavailable:

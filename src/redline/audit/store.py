@@ -32,6 +32,7 @@ if TYPE_CHECKING:
 __all__ = [
     "DEFAULT_PAYLOAD_TTL",
     "Entry",
+    "LogBusy",
     "LogUnavailable",
     "Payload",
     "Query",
@@ -57,6 +58,14 @@ class LogUnavailable(Exception):
         super().__init__(f"{problem}; {repair}")
         self.problem = problem
         self.repair = repair
+
+
+class LogBusy(LogUnavailable):
+    """Another process holds the log's write lock, and the caller asked not to
+    wait for it (`append_many(..., wait=False)`): nothing was written; try again."""
+
+    def __init__(self, where: str) -> None:
+        super().__init__(f"another process is writing to approval log `{where}`", "try again")
 
 
 def __getattr__(name: str) -> Any:
