@@ -13,7 +13,10 @@ Run as `python bench/bench_service.py` (about a minute). It prints:
   <= 5 ms;
 - the time from an asked call to the Telegram stand-in receiving the owner's
   message, target <= 100 ms;
-- the service's memory with 1,000 calls pending.
+- the service's memory with 1,000 calls pending;
+- before and after, how long this process takes to judge the benchmark's call
+  in-process: the VM's speed drifts by a third or more from minute to minute,
+  and every figure above moves with it.
 Options: `--store URL` (default SQLite in a temp dir), `--seconds`, `--connections`,
 `--workers N` (the service's judging workers; default: as `redline serve`).
 """
@@ -205,6 +208,25 @@ def percentiles(times: list[float]) -> str:
     return f"p50 {p50:.2f} ms, p99 {p99:.2f} ms (n={len(ordered)})"
 
 
+def machine_speed(policy: Path) -> str:
+    """The in-process cost of judging the benchmark's call: a yardstick for
+    how fast the machine is right now."""
+    from redline.gate.actions import ToolCall
+    from redline.gatekeeper import Gate
+
+    gate = Gate(policy)
+    call = ToolCall(AUTO["tool"], AUTO["args"], AUTO["cwd"], None, "speed")
+    for _ in range(500):
+        gate.check(call)
+    best = float("inf")
+    for _ in range(5):
+        start = time.process_time()
+        for _ in range(1000):
+            gate.check(call)
+        best = min(best, (time.process_time() - start) / 1000)
+    return f"{best * 1e6:.0f} us per gate.check"
+
+
 def rss_kib(pid: int) -> int:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmRSS:"):
@@ -243,6 +265,7 @@ def main() -> None:
             print(f"policy {POLICY.name}, store {args.store or 'sqlite (default)'}, "
                   f"workers {'default' if args.workers is None else args.workers}")  # fmt: skip
             sock, http = service.paths.hook_socket, f"127.0.0.1:{port}"
+            print(f"machine speed before: {machine_speed(POLICY)}")
             time.sleep(2.0)  # judging workers start after the service answers
             throughput(sock, 1.0, args.connections, service.proc.pid)  # warm-up, not counted
             for label, address in (("unix socket", sock), ("loopback HTTP", http)):
@@ -251,6 +274,7 @@ def main() -> None:
                     print(f"auto decisions through the {label}, {clients} client(s): "
                           f"{rate:,.0f} calls/s, service CPU {cpu:.0f} us/call "
                           f"(other work: {other:.0%} of the CPUs)")  # fmt: skip
+            print(f"machine speed after: {machine_speed(POLICY)}")
             times = asyncio.run(_latency(sock, 3000))
             print(f"auto decision latency, kept-alive unix socket: {percentiles(times)}")
             hook_times = []
