@@ -14,13 +14,14 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import pytest
 from servicekit import Env, HookProcess, ServiceProcess, eventually, hook_payload
 
 from redline.approve.client import call_digest, pinned_key, verify
 from redline.approve.paths import ServicePaths
 from redline.approve.worker import JUDGED_BY
 from redline.audit.recorder import open_log
-from redline.audit.store import verify_store
+from redline.audit.store import open_store, verify_store
 
 ASKED = "git push --force origin main"
 TRIES = 400  # fresh connections to find a worker's answers among the service's
@@ -107,7 +108,7 @@ def test_workers_answer_with_the_service_key_in_the_one_chain(
         assert status == 200, reply
         digest = call_digest("Bash", payload["args"], payload["cwd"], "s1", None, None)
         body = verify(reply, pinned, request=None, nonce=payload["nonce"], call=digest)
-        assert body["verdict"] == "allow"
+        assert body["verdict"] == "allow", body["decision"]["reason"]
         seen.append(who)
         if len(set(seen)) >= 2 and len(seen) >= 20:
             break
@@ -117,6 +118,48 @@ def test_workers_answer_with_the_service_key_in_the_one_chain(
         result = verify_store(store)
         assert result.broken is None
         assert result.count == len(seen)
+    finally:
+        store.close()
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
+def store_args(request: pytest.FixtureRequest) -> list[str]:
+    if request.param == "sqlite":
+        return []
+    return ["--store", request.getfixturevalue("pg_url")]
+
+
+def test_processes_appending_at_once_keep_one_chain_and_every_answer_in_it(
+    env: Env, make_service: Callable[..., ServiceProcess], store_args: list[str]
+) -> None:
+    """The service and its workers commit to one log concurrently: every
+    answer's entry is there, each once, and the chain is whole."""
+    service = make_service("--workers", "2", *store_args)
+    address = service.paths.hook_socket
+    pinned = pinned_key(service.paths)
+    warm = answers(address, "ls /srv", "warm", tries=8)  # the workers are serving
+    assert worker_pids(warm)
+
+    def one(n: int) -> tuple[str, int]:
+        payload = hook_payload(f"ls /srv/{n}", f"s{n % 5}", nonce=nonce(10**6 + n))
+        status, who, reply = decide(address, payload)
+        assert status == 200, reply
+        digest = call_digest("Bash", payload["args"], payload["cwd"], f"s{n % 5}", None, None)
+        body = verify(reply, pinned, request=None, nonce=payload["nonce"], call=digest)
+        assert body["verdict"] == "allow", body["decision"]["reason"]
+        return who, int(body["request"].removeprefix("auto-"))
+
+    with ThreadPoolExecutor(16) as pool:
+        answered = list(pool.map(one, range(600)))
+    assert len({who for who, _ in answered}) >= 2, "the calls did not spread over processes"
+    seqs = [seq for _, seq in answered]
+    assert len(set(seqs)) == len(seqs)
+    store = open_store(store_args[1]) if store_args else open_log(environ=env)
+    try:
+        result = verify_store(store)
+        assert result.broken is None and result.count == len(seqs) + len(warm)
+        logged = [store.get(seq) for seq in seqs]
+        assert all(entry is not None and entry.record.verdict == "allow" for entry in logged)
     finally:
         store.close()
 

@@ -371,12 +371,14 @@ def test_an_appender_that_will_not_wait_hears_the_log_is_busy(
     make_store: MakeStore, make_record: MakeRecord, store_url: str
 ) -> None:
     store = make_store()
-    store.append(make_record(1))
-    with write_lock_taken(store_url):
-        with pytest.raises(LogBusy) as busy:
-            store.append_many([(make_record(2), None), (make_record(3), None)], wait=False)
-        assert "another process is writing" in busy.value.problem
-    assert store.count() == 1  # nothing of the refused batch was written
-    store.append_many([(make_record(4), None)], wait=False)
+    # Refusals and appends in turn, past the point where the driver starts
+    # preparing statements: a refusal must leave the connection usable.
+    for n in range(12):
+        with write_lock_taken(store_url):
+            with pytest.raises(LogBusy) as busy:
+                store.append_many([(make_record(98), None), (make_record(99), None)], wait=False)
+            assert "another process is writing" in busy.value.problem
+        assert store.count() == n  # nothing of a refused batch was written
+        store.append_many([(make_record(n), None)], wait=False)
     result = verify_store(store)
-    assert result.ok and result.count == 2
+    assert result.ok and result.count == 12

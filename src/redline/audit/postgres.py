@@ -129,16 +129,19 @@ class PostgresStore:
         """Chain several records in one transaction: all are committed, or none.
         `wait=False`: `LogBusy` at once while another session holds the lock."""
         conn = self._conn
-        lock = self._q(_LOCK if wait else _LOCK + " NOWAIT")
+        # One round trip, by the simple protocol (no prepared statements): a
+        # lock refused (NOWAIT) leaves nothing queued behind it, whose skipped
+        # preparation would confuse the driver's statement cache.
+        opening = self._q("BEGIN; " + (_LOCK if wait else _LOCK + " NOWAIT") + "; " + _HEAD)
         with self._lock:
             try:
-                # Pipelined: one round trip up to the head, one for the inserts and commit.
-                with conn.pipeline(), conn.cursor() as cur:
-                    cur.execute(b"BEGIN")
-                    cur.execute(lock)
-                    cur.execute(self._q(_HEAD))
+                with conn.cursor() as cur:
+                    cur.execute(opening)
+                    while cur.nextset():
+                        pass
                     row = cur.fetchone()
-                    entries, kept = seal_batch(items, row)
+                entries, kept = seal_batch(items, row)
+                with conn.pipeline(), conn.cursor() as cur:
                     cur.executemany(self._q(_INSERT), [entry.link for entry in entries])
                     if kept:
                         cur.executemany(self._q(_KEEP), kept)
