@@ -214,10 +214,14 @@ def server_config(app: Any) -> Any:
     """uvicorn's settings for the service and its workers (a `uvicorn.Config`)."""
     import uvicorn
 
+    from redline.approve.onewrite import OneWriteHttpProtocol
+
+    # A reply's head and body go out in one send (`onewrite`).
     # No proxy sits in front of a loopback-only service: skip uvicorn's proxy-header pass.
     # Nor does any client need a `server` header on every answer.
     return uvicorn.Config(
         app,
+        http=OneWriteHttpProtocol,
         log_level="warning",
         access_log=False,
         lifespan="on",
