@@ -30,7 +30,7 @@ from redline.approve.logwriter import LogWriter
 from redline.approve.pending import Held, Kind, PendingTable, State
 from redline.approve.proposals import ProposalError, Proposals
 from redline.approve.signing import Signer
-from redline.audit.recorder import LogUnavailable, Outcome, record_outcome
+from redline.audit.recorder import LogUnavailable, Outcome, outcome_record
 from redline.audit.redact import redact_value
 from redline.audit.sqlite import SqliteStore
 from redline.audit.store import Store, open_store
@@ -273,17 +273,20 @@ class Service:
         moment = datetime.fromtimestamp(held.answered_at or time.time(), UTC)
         if held.ref is not None:
             try:
-                record_outcome(
-                    self.store,
-                    ref=held.ref,
-                    outcome=outcome,
-                    approved_by=held.answered_by,
-                    approved_at=moment,
-                    channel=held.channel,
-                    session=held.session,
-                    agent=held.agent,
-                    tool=held.tool,
-                    reason=held.reason or "",
+                # Through the writer: it never waits on the loop for a
+                # worker's hold on the log's write lock.
+                await self.writer.append(
+                    outcome_record(
+                        ref=held.ref,
+                        outcome=outcome,
+                        approved_by=held.answered_by,
+                        approved_at=moment,
+                        channel=held.channel,
+                        session=held.session,
+                        agent=held.agent,
+                        tool=held.tool,
+                        reason=held.reason or "",
+                    )
                 )
             except LogUnavailable as err:
                 log.error("the outcome of %s could not be logged: %s", held.id, err)

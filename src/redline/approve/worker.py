@@ -27,7 +27,7 @@ from redline.approve.logwriter import LogWriter
 from redline.approve.paths import ServicePaths
 from redline.approve.signing import Signer
 from redline.audit.sqlite import SqliteStore
-from redline.audit.store import open_store, resolve_url
+from redline.audit.store import LogUnavailable, open_store, resolve_url
 from redline.decision import Verdict
 from redline.gatekeeper import Gate
 
@@ -166,7 +166,11 @@ def main(argv: list[str] | None = None) -> int:
     paths = ServicePaths(home_dir())
     gate = Gate.from_environ(os.environ, args.policy)
     signer = Signer.load(paths)
-    store = open_store(resolve_url(None, os.environ))  # the service set $REDLINE_STORE
+    try:
+        store = open_store(resolve_url(None, os.environ))  # the service set $REDLINE_STORE
+    except LogUnavailable as err:
+        sys.stderr.write(f"redline worker: {err}\n")  # the service starts another later
+        return 1
     sockets = [socket.socket(fileno=fd) for fd in args.listen_fd]
     link_socket = socket.socket(fileno=args.link_fd)
 

@@ -154,8 +154,13 @@ def decision_record(
     return record, kept
 
 
-def record_outcome(
-    store: Store,
+def record_outcome(store: Store, **fields: Any) -> int:
+    """Append an `outcome` entry for decision `ref` (who answered, when, where);
+    `fields` as for `outcome_record`."""
+    return store.append(outcome_record(**fields)).seq
+
+
+def outcome_record(
     *,
     ref: int,
     outcome: Outcome,
@@ -167,9 +172,9 @@ def record_outcome(
     tool: str | None = None,
     reason: str = "",
     now: datetime | None = None,
-) -> int:
-    """Append an `outcome` entry for decision `ref` (who answered, when, where)."""
-    record = Record(
+) -> Record:
+    """The `outcome` entry for decision `ref`: who answered, when, where."""
+    return Record(
         kind=Kind.OUTCOME,
         time=format_epoch(time.time()) if now is None else format_time(now),
         session=_clean(session),
@@ -183,7 +188,6 @@ def record_outcome(
         approved_at=None if approved_at is None else format_time(approved_at),
         channel=_clean(channel),
     )
-    return store.append(record).seq
 
 
 def deny_log_unavailable(err: LogUnavailable) -> Decision:
