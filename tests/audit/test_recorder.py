@@ -14,8 +14,8 @@ from redline.audit.recorder import (
     Outcome,
     deny_log_unavailable,
     open_log,
+    outcome_record,
     record_decision,
-    record_outcome,
 )
 from redline.audit.store import Payload, Store, verify_store
 from redline.decision import Decision, RuleHit, Severity, Span, Verdict
@@ -170,17 +170,18 @@ def test_outcome_references_its_decision(make_store: MakeStore) -> None:
         now=NOW,
         environ={},
     )
-    seq = record_outcome(
-        store,
-        ref=ref,
-        outcome=Outcome.APPROVED,
-        approved_by="telegram:42",
-        approved_at=NOW + timedelta(seconds=30),
-        channel="telegram",
-        session="s1",
-        tool="terminal",
-        now=NOW + timedelta(seconds=31),
-    )
+    seq = store.append(
+        outcome_record(
+            ref=ref,
+            outcome=Outcome.APPROVED,
+            approved_by="telegram:42",
+            approved_at=NOW + timedelta(seconds=30),
+            channel="telegram",
+            session="s1",
+            tool="terminal",
+            now=NOW + timedelta(seconds=31),
+        )
+    ).seq
     entry = store.get(seq)
     assert entry is not None
     assert entry.record == Record(
@@ -195,7 +196,7 @@ def test_outcome_references_its_decision(make_store: MakeStore) -> None:
         approved_at="2030-01-02T03:04:35.678901Z",
         channel="telegram",
     )
-    rejected = record_outcome(store, ref=ref, outcome=Outcome.TIMEOUT, now=NOW)
+    rejected = store.append(outcome_record(ref=ref, outcome=Outcome.TIMEOUT, now=NOW)).seq
     assert store.get(rejected).record.verdict == "deny"  # type: ignore[union-attr]
 
 

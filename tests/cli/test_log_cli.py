@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from redline.audit.entry import Kind, Record
-from redline.audit.recorder import Outcome, record_decision, record_outcome
+from redline.audit.recorder import Outcome, outcome_record, record_decision
 from redline.audit.store import Store, open_store
 from redline.cli import exitcodes
 from redline.cli.main import main
@@ -43,9 +43,10 @@ def url(tmp_path: Path) -> str:
         decide(store, "s1", "Bash", {"command": "rm -rf build\necho done"}, deny)
         ask = Decision(Verdict.ASK, code="sensitive-path")
         decide(store, "s2", "Write", {"path": "/etc/hosts", "content": "x"}, ask)
-        record_outcome(
-            store, ref=3, outcome=Outcome.REJECTED, approved_by="alice", channel="web", now=NOW
+        rejected = outcome_record(
+            ref=3, outcome=Outcome.REJECTED, approved_by="alice", channel="web", now=NOW
         )
+        store.append(rejected)
     return url
 
 

@@ -36,8 +36,8 @@ __all__ = [
     "decision_record",
     "deny_log_unavailable",
     "open_log",
+    "outcome_record",
     "record_decision",
-    "record_outcome",
 ]
 
 MAX_ARG_CHARS = 4096
@@ -152,12 +152,6 @@ def decision_record(
         hardline=decision.hardline,
     )
     return record, kept
-
-
-def record_outcome(store: Store, **fields: Any) -> int:
-    """Append an `outcome` entry for decision `ref` (who answered, when, where);
-    `fields` as for `outcome_record`."""
-    return store.append(outcome_record(**fields)).seq
 
 
 def outcome_record(

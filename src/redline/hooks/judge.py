@@ -120,7 +120,7 @@ def after(call: HookCall, environ: Mapping[str, str]) -> None:
     asked = file.read()["asks"].get(use_id)
     if not isinstance(asked, dict):
         return
-    from redline.audit.recorder import LogUnavailable, Outcome, record_outcome
+    from redline.audit.recorder import LogUnavailable, Outcome, outcome_record
     from redline.audit.shared import drop_shared_log, shared_log
     from redline.gate.actions import ToolCall
     from redline.hooks.state import record_outcome as remember
@@ -135,8 +135,7 @@ def after(call: HookCall, environ: Mapping[str, str]) -> None:
     seq = asked.get("seq")
     if isinstance(seq, int):
         try:
-            record_outcome(
-                shared_log(environ),
+            ran_after_asking = outcome_record(
                 ref=seq,
                 outcome=Outcome.APPROVED,
                 channel=call.host,
@@ -145,6 +144,7 @@ def after(call: HookCall, environ: Mapping[str, str]) -> None:
                 tool=call.tool,
                 reason=f"the call ran after {call.host} asked the person",
             )
+            shared_log(environ).append(ran_after_asking)
         except LogUnavailable:
             drop_shared_log()
             raise
