@@ -76,6 +76,10 @@ _SCHEMA = (
 _RULE_SQL = "(body::jsonb -> 'rules') ? %s"
 _LOCK = "LOCK TABLE {entries} IN SHARE ROW EXCLUSIVE MODE"
 _HEAD = "SELECT seq, hash FROM {entries} ORDER BY seq DESC LIMIT 1"
+# A transaction's opening, in one round trip by the simple protocol (no
+# prepared statements): a lock refused (NOWAIT) leaves nothing queued behind
+# it, whose skipped preparation would confuse the driver's statement cache.
+_OPEN = {True: f"BEGIN; {_LOCK}; {_HEAD}", False: f"BEGIN; {_LOCK} NOWAIT; {_HEAD}"}
 _FIRST_PAGE = "SELECT seq, prev, hash, body FROM {entries} ORDER BY seq LIMIT %s"
 _PAGE = "SELECT seq, prev, hash, body FROM {entries} WHERE seq > %s ORDER BY seq LIMIT %s"
 _PAGE_SIZE = 5_000
@@ -129,10 +133,7 @@ class PostgresStore:
         """Chain several records in one transaction: all are committed, or none.
         `wait=False`: `LogBusy` at once while another session holds the lock."""
         conn = self._conn
-        # One round trip, by the simple protocol (no prepared statements): a
-        # lock refused (NOWAIT) leaves nothing queued behind it, whose skipped
-        # preparation would confuse the driver's statement cache.
-        opening = self._q("BEGIN; " + (_LOCK if wait else _LOCK + " NOWAIT") + "; " + _HEAD)
+        opening = self._q(_OPEN[wait])
         with self._lock:
             try:
                 with conn.cursor() as cur:

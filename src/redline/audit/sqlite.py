@@ -341,10 +341,7 @@ def _pure_path(text: str) -> str:
 
 
 def _busy(err: sqlite3.OperationalError) -> bool:
-    code = getattr(err, "sqlite_errorcode", None)
-    if code is not None:
-        return (code & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
-    return "locked" in str(err) or "busy" in str(err)
+    return (err.sqlite_errorcode & 0xFF) in (sqlite3.SQLITE_BUSY, sqlite3.SQLITE_LOCKED)
 
 
 def _unavailable(path: str, err: Exception) -> LogUnavailable:
