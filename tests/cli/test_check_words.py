@@ -32,7 +32,10 @@ def home(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     ("argv", "normalized"),
     [
         (["rm", "-rf", "/"], ["--", "rm -rf /"]),
-        (["--json", "rm", "-rf", "/", "--cwd", "/srv"], ["--json", "--cwd", "/srv", "--", "rm -rf /"]),
+        (
+            ["--json", "rm", "-rf", "/", "--cwd", "/srv"],
+            ["--json", "--cwd", "/srv", "--", "rm -rf /"],
+        ),
         (["echo", "a b", "--force"], ["--", "echo 'a b' --force"]),
         (["rm -rf build", "--cwd=/srv"], ["--cwd=/srv", "--", "rm -rf build"]),
         (["git", "log", "--jso"], ["--", "git log --jso"]),
