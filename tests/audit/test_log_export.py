@@ -161,7 +161,7 @@ def test_entries_are_streamed(url: str, make_store: Callable[[], Store]) -> None
         def __getattr__(self, name: str) -> Any:
             raise AssertionError(f"export used `{name}`, which may load the whole log")
 
-    entries = selected(Counting(), None, None)  # type: ignore[arg-type]
+    entries = selected(Counting(), None, None)
     assert next(entries).seq == 1
     assert taken == [1]
     assert [entry.seq for entry in entries] == [2, 3]
