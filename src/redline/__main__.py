@@ -20,9 +20,10 @@ def _main() -> int:
 
             gc.disable()
             _serve_from_image()
-            from redline.cli.hook import fast_main
+            from redline.cli.hook import fast_main, wants_help
 
-            return fast_main(argv[1:])
+            if not wants_help(argv[1:]):
+                return fast_main(argv[1:])
     except BaseException as error:  # noqa: BLE001 - a hook that fails blocks the call
         sys.stderr.write(f"redline blocked this call: the hook failed: {error}\n")
         return 2

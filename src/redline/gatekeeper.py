@@ -24,6 +24,7 @@ from redline.gate.memory import Outcome, fingerprint
 from redline.gate.never_run import Guard
 from redline.gate.protected import Places
 from redline.gate.sessions import Grant, Scope, SessionStore
+from redline.home import configured_policy
 from redline.policy.allowlist import FILE_NAME, Allowlist
 from redline.policy.load import PolicyError, default_policy_path, load_policy
 from redline.policy.model import Policy
@@ -50,19 +51,6 @@ def _package_tree() -> tuple[str, ...]:
     here = os.path.dirname(os.path.realpath(__file__))
     parts = here.split(os.sep)
     return (here,) if {"site-packages", "dist-packages"} & set(parts) else ()
-
-
-def configured_policy(environ: Mapping[str, str] | None = None) -> str | None:
-    """`$REDLINE_POLICY`, else `$REDLINE_HOME/policy.yaml` if it exists; `None`
-    means the policy that ships with redline."""
-    from redline.home import expand_user, home_dir
-
-    env = os.environ if environ is None else environ
-    configured = env.get("REDLINE_POLICY", "").strip()
-    if configured:
-        return expand_user(configured, env)
-    path = os.path.join(home_dir(env), "policy.yaml")
-    return path if os.path.isfile(path) else None
 
 
 class Gate:

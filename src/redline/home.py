@@ -47,6 +47,17 @@ def home_dir(environ: Mapping[str, str] | None = None) -> str:
     return os.path.join(user_home(env), ".redline")
 
 
+def configured_policy(environ: Mapping[str, str] | None = None) -> str | None:
+    """`$REDLINE_POLICY`, else `$REDLINE_HOME/policy.yaml` if it exists; `None`
+    means the policy that ships with redline."""
+    env = os.environ if environ is None else environ
+    configured = env.get("REDLINE_POLICY", "").strip()
+    if configured:
+        return expand_user(configured, env)
+    path = os.path.join(home_dir(env), "policy.yaml")
+    return path if os.path.isfile(path) else None
+
+
 def redline_home(environ: Mapping[str, str] | None = None) -> Path:
     from pathlib import Path
 

@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 import redline
-from redline.cli.check import fast_args
+from redline.cli.checkargs import fast_args, normalize
 from redline.cli.main import build_parser
 
 SAME = [
@@ -19,6 +19,9 @@ SAME = [
     ["--json", "ls", "--cwd=/srv"],
     ["--cwd", "", "ls"],
     ["--record", "--batch"],
+    ["ls", "pwd"],
+    ["rm", "-rf", "/", "--json"],
+    ["--", "-rf"],
     ["--tool", "Read", "--args", '{"file_path": "/x"}', "--context", "cron", "--session", "s"],
     ["--policy", "p.yaml", "--tool=Write", "--args={}", "--json", "--record"],
     ["--cwd", "/a", "--cwd", "/b", "ls"],
@@ -29,8 +32,6 @@ LEFT_TO_ARGPARSE = [
     ["-h"],
     ["--help"],
     ["--reco", "ls"],
-    ["--", "-rf"],
-    ["ls", "pwd"],
     ["--cwd"],
     ["--cwd", "--json", "ls"],
     ["--json=yes", "ls"],
@@ -41,16 +42,16 @@ LEFT_TO_ARGPARSE = [
 
 @pytest.mark.parametrize("argv", SAME)
 def test_fast_args_match_argparse(argv: list[str]) -> None:
-    parsed = vars(build_parser(only="check").parse_args(["check", *argv]))
+    parsed = vars(build_parser(only="check").parse_args(["check", *normalize(argv)]))
     del parsed["handler"]
-    fast = fast_args(argv)
+    fast = fast_args(normalize(argv))
     assert fast is not None
     assert vars(fast) == parsed
 
 
 @pytest.mark.parametrize("argv", LEFT_TO_ARGPARSE)
 def test_anything_unusual_is_left_to_argparse(argv: list[str]) -> None:
-    assert fast_args(argv) is None
+    assert fast_args(normalize(argv)) is None
 
 
 def test_public_names_load_on_first_use() -> None:

@@ -62,3 +62,40 @@ def test_blocked_reads_each_agents_answer() -> None:
     assert not blocked("claude-code", 0, "")
     assert not blocked("gemini", 0, "{}")
     assert not blocked("hermes", 1, '{"action": "block"}')
+
+
+def test_a_service_that_is_down_is_one_clean_line(env: Env, tmp_path: Path) -> None:
+    """Every agent's hook with `--service` and no service: the repair, nothing else."""
+    from redline.approve.paths import ServicePaths
+    from redline.approve.signing import Signer, encode_public
+    from redline.hooks.doctor import SERVICE_DOWN
+    from redline.hooks.install import Options
+
+    key = encode_public(Signer.load_or_create(ServicePaths(env["REDLINE_HOME"])).public_raw)
+    home = str(tmp_path / "home")
+    env = {**env, "HERMES_HOME": str(tmp_path / "home" / ".hermes")}
+    for host in ("claude-code", "codex", "gemini", "hermes"):
+        install(host, home=home, options=Options(service=True, service_key=key), environ=env)
+    findings = diagnose(home, None, env)
+    assert [(f.host, f.ok, f.detail) for f in findings] == [
+        (host, False, SERVICE_DOWN) for host in ("claude-code", "codex", "gemini", "hermes")
+    ]
+    assert SERVICE_DOWN == (
+        "the hook asks `redline serve`, which is not answering: start `redline serve`"
+    )
+
+
+def test_the_probes_are_logged_under_the_doctors_session(env: Env, tmp_path: Path) -> None:
+    from redline.audit.store import Query, open_store
+    from redline.hooks.doctor import SESSION
+
+    home = str(tmp_path / "home")
+    install("claude-code", home=home, environ=env)
+    assert all(f.ok for f in diagnose(home, None, env))
+    with open_store(f"sqlite://{env['REDLINE_HOME']}/log.sqlite3", create=False) as store:
+        everything = store.query(Query())
+    assert [
+        (e.record.session, e.record.tool, e.record.verdict, e.record.arguments()["command"])
+        for e in everything
+    ] == [(SESSION, "Bash", "allow", "ls"), (SESSION, "Bash", "deny", "rm -rf /")]
+    assert SESSION == "redline-doctor"

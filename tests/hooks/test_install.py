@@ -28,7 +28,7 @@ def write(path: Path, data: Any) -> str:
 
 
 def backups(path: Path) -> list[Path]:
-    return sorted(path.parent.glob(path.name + ".redline-backup-*"))
+    return sorted(path.parent.glob(path.name + ".redline-backup*"))
 
 
 CLAUDE_BEFORE = {
@@ -64,9 +64,11 @@ def test_claude_code_round_trip(env: Env, tmp_path: Path) -> None:
     assert [(c.changed, c.summary) for c in again] == [(False, "already installed")]
     assert len(backups(path)) == 1
 
+    installed = path.read_text()
     removed = uninstall("claude-code", home=str(home), environ=env)
     assert [c.changed for c in removed] == [True]
     assert json.loads(path.read_text()) == CLAUDE_BEFORE
+    assert [b.read_text() for b in backups(path)] == [installed]  # one backup, the latest
     nothing = uninstall("claude-code", home=str(home), environ=env)
     assert [c.summary for c in nothing] == ["redline was not installed here"]
 
@@ -77,7 +79,7 @@ def test_claude_code_project_scope_and_post_tool_use(env: Env, tmp_path: Path) -
     data = json.loads((project / ".claude" / "settings.json").read_text())
     assert sorted(data["hooks"]) == ["PostToolUse", "PreToolUse"]
     uninstall("claude-code", project=str(project), environ=env)
-    assert json.loads((project / ".claude" / "settings.json").read_text()) == {}
+    assert not (project / ".claude" / "settings.json").exists()
 
 
 def test_reinstall_with_other_options_replaces_ours(env: Env, tmp_path: Path) -> None:
@@ -103,7 +105,7 @@ def test_a_hook_installed_in_the_older_m_form_is_replaced_and_removed(
     assert commands == [hook_command("claude-code", environ=env)]
     write(path, {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"command": old}]}]}})
     uninstall("claude-code", home=str(home), environ=env)
-    assert json.loads(path.read_text()) == {}
+    assert not path.exists()
 
 
 def test_codex_round_trip_with_permission_request(env: Env, tmp_path: Path) -> None:
@@ -350,3 +352,37 @@ def test_the_hook_runs_without_site_but_with_every_package_directory() -> None:
     # Another interpreter: its package directories are not known here, so `site` runs.
     other = hook_argv("codex", python="/opt/other/bin/python3")
     assert other[:3] == ["/opt/other/bin/python3", "-I", "-c"]
+
+
+@pytest.mark.parametrize("host", ["claude-code", "codex", "gemini"])
+def test_uninstall_leaves_no_empty_file_and_one_backup(env: Env, tmp_path: Path, host: str) -> None:
+    """A file that held only redline's hooks is removed, not left as `{}`; runs
+    after runs keep one backup per file, not one each."""
+    from redline.hooks.install.jsonhooks import config_path
+
+    home = str(tmp_path / "home")
+    path = Path(config_path(host, home, None))
+    for allow in (False, True, False):
+        install(host, home=home, options=Options(allow_explicit=allow), environ=env)
+    last = path.read_text()
+    changes = uninstall(host, home=home, environ=env)
+    assert [(c.path, c.changed, c.backup, c.summary) for c in changes] == [
+        (str(path), True, f"{path}.redline-backup", "removed 1 redline hook(s) and the file")
+    ]
+    assert not path.exists()
+    assert [b.read_text() for b in backups(path)] == [last]
+    assert sorted(p.name for p in path.parent.iterdir()) == [path.name + ".redline-backup"]
+
+
+def test_a_link_at_the_backups_name_is_replaced_not_followed(env: Env, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    path = home / ".claude" / "settings.json"
+    write(path, CLAUDE_BEFORE)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.write_text("mine")
+    (home / ".claude" / "settings.json.redline-backup").symlink_to(elsewhere)
+    install("claude-code", home=str(home), environ=env)
+    assert elsewhere.read_text() == "mine"
+    assert json.loads((home / ".claude" / "settings.json.redline-backup").read_text()) == (
+        CLAUDE_BEFORE
+    )

@@ -28,6 +28,10 @@ from redline.approve.pending import State
 from redline.approve.service import AnswerError, Service
 
 Handler = Callable[[Request], Coroutine[Any, Any, Response]]
+NO_TELEGRAM = (
+    "no Telegram bot is configured: set `REDLINE_TELEGRAM_TOKEN` (or pass "
+    "`--telegram-token-file`) and restart `redline serve`"
+)
 
 
 def _error(status: int, message: str) -> JSONResponse:
@@ -124,6 +128,8 @@ def owner_routes(service: Service) -> list[BaseRoute]:
         channel = request.path_params["channel"]
         if channel not in ("telegram", "web"):
             return _error(404, f"unknown channel `{channel}`; expected telegram or web")
+        if channel == "telegram" and not any(c.name == "telegram" for c in service.channels):
+            return _error(409, NO_TELEGRAM)
         code, expires = service.pairing.issue(channel)
         return JSONResponse({"channel": channel, "code": code, "expires": expires})
 

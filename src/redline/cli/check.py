@@ -1,8 +1,11 @@
 """`redline check`: explain the verdict for a command or a tool call, or judge a batch.
 
 `redline check` is started once per question, so its common command lines
-are read by `fast_args` without argparse; anything it is not sure of (help,
-abbreviations, errors) goes to the argparse parser, which has the last word.
+are read by `checkargs.fast_args` without argparse; anything it is not sure
+of (help, abbreviations, errors) goes to the argparse parser, which has the
+last word. A command line is judged by the rules alone unless a policy is
+given or configured: then it is judged as the gate judges a terminal call,
+and a policy that cannot be loaded stops it (exit 6, naming `file:line`).
 With `--record` every verdict is appended to the approval log first; a log
 that cannot be written turns the verdict into a deny (`log-unavailable`).
 """
@@ -11,7 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -31,11 +34,17 @@ LineJudge = Callable[[dict[str, Any]], Decision]
 
 
 def add_parser(sub: Any, name: str, help_text: str) -> None:
+    import argparse
+
     parser: argparse.ArgumentParser = sub.add_parser(
         name,
         help=help_text,
-        description="Judge a shell command or a tool call. Exit codes: 0 allow, 3 ask, "
-        "4 deny, 1 error, 6 the policy cannot be loaded.",
+        description="Judge a shell command or a tool call. The command may be quoted "
+        "(`redline check 'rm -rf /'`) or not (`redline check rm -rf /`); after its first "
+        "word only check's own long options, spelled in full, are read as options, and "
+        "after `--` none are.",
+        epilog=exitcodes.epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("command", nargs="?", help="the shell command line to judge")
     parser.add_argument("--cwd", help="the absolute directory the command would run in")
@@ -64,34 +73,6 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
     parser.set_defaults(handler=run)
 
 
-_FLAGS = ("--json", "--batch", "--record")
-_VALUED = ("--cwd", "--tool", "--args", "--context", "--session", "--policy")
-
-
-def fast_args(argv: Sequence[str]) -> SimpleNamespace | None:
-    """The arguments of a plain `redline check` command line, read without
-    argparse; `None` when argparse must decide (help, `--`, abbreviations,
-    a value or command that starts with `-`, anything malformed)."""
-    values: dict[str, Any] = {"command": None, "args": "{}"}
-    values.update(dict.fromkeys(name[2:] for name in _VALUED if name != "--args"))
-    values.update(dict.fromkeys((name[2:] for name in _FLAGS), False))
-    rest = list(argv)
-    while rest:
-        word = rest.pop(0)
-        name, equals, value = word.partition("=")
-        if word in _FLAGS:
-            values[word[2:]] = True
-        elif name in _VALUED and equals:
-            values[name[2:]] = value
-        elif word in _VALUED and rest and not rest[0].startswith("-"):
-            values[word[2:]] = rest.pop(0)
-        elif word.startswith("-") or values["command"] is not None:
-            return None
-        else:
-            values["command"] = word
-    return SimpleNamespace(**values)
-
-
 def run(args: Args) -> int:
     try:
         return _run(args)
@@ -106,7 +87,11 @@ def run(args: Args) -> int:
 
 
 def _run(args: Args) -> int:
-    gates = _GateOnce(args.policy)
+    from redline.home import configured_policy
+
+    gates = _GateOnce(args.policy or configured_policy())
+    if gates.policy is not None:
+        gates.get()  # a broken policy stops every path before any verdict
     log = _Log(args.context, args.session) if args.record else None
     if args.batch:
         judge = lambda line: judge_any_line(line, gates)  # noqa: E731
@@ -130,7 +115,7 @@ def _run(args: Args) -> int:
         decision = judge_tool_line(line, gates.get())
     elif args.command is None:
         return _usage("no command given", "`redline check 'rm -rf build'`")
-    elif args.policy or args.context or args.session:
+    elif gates.policy or args.context or args.session:
         bash = {"tool": "Bash", "args": {"command": args.command},
                 "cwd": args.cwd or os.getcwd(), "context": args.context,
                 "session": args.session}  # fmt: skip
@@ -165,14 +150,15 @@ class _GateOnce:
     """The gate for this run, made on first use (command lines never need one)."""
 
     def __init__(self, policy: str | None) -> None:
-        self._policy = policy
+        self.policy = policy
+        """The policy given or configured; `None`: the one that ships with redline."""
         self._gate: Gate | None = None
 
     def get(self) -> Gate:
         if self._gate is None:
             from redline.gatekeeper import Gate
 
-            self._gate = Gate.from_environ(policy_path=self._policy)
+            self._gate = Gate.from_environ(policy_path=self.policy)
         return self._gate
 
 
@@ -270,7 +256,15 @@ def judge_tool_line(line: dict[str, Any], gate: Gate) -> Decision:
 def judge_any_line(line: dict[str, Any], gates: _GateOnce) -> Decision:
     if "tool" in line:
         return judge_tool_line(line, gates.get())
-    return judge_line(line)
+    if gates.policy is None:
+        return judge_line(line)
+    command, cwd = line.get("command"), line.get("cwd")
+    if not isinstance(command, str):
+        raise ValueError('each line needs a string "command" or a "tool"')
+    if cwd is not None and not isinstance(cwd, str):
+        raise ValueError('"cwd" must be a string')
+    bash = {"tool": "Bash", "args": {"command": command}, "cwd": cwd or os.getcwd()}
+    return judge_tool_line(bash, gates.get())
 
 
 def run_batch(stdin: TextIO, stdout: TextIO, judge: LineJudge) -> int:

@@ -136,9 +136,56 @@ def fast_main(argv: Sequence[str]) -> int:
     return emit(reply, sys.stdout, sys.stderr)
 
 
+HELP_FLAGS = ("-h", "--help")
+
+
+def wants_help(argv: Sequence[str]) -> bool:
+    """`redline hook --help` or `redline hook AGENT --help`, and nothing else:
+    a hook run with any other unknown word still blocks the call."""
+    if len(argv) == 1:
+        return argv[0] in HELP_FLAGS
+    return len(argv) == 2 and argv[0] in HOSTS and argv[1] in HELP_FLAGS
+
+
 def add_parser(sub: Any, name: str, help_text: str) -> None:
-    """For `redline --help`; `redline hook` itself runs through `fast_main`."""
-    parser = sub.add_parser(name, help=help_text, description=USAGE)
+    """For `redline --help` and `redline hook [AGENT] --help`; `redline hook`
+    itself runs through `fast_main`."""
+    import argparse
+
+    parser = sub.add_parser(
+        name,
+        help=help_text,
+        description="The hook an agent runs before each tool call: it reads the agent's JSON "
+        "on stdin and answers in the agent's own protocol. `redline install AGENT` writes it "
+        "into the agent's config; run it by hand only to try it.",
+        epilog="exit codes: 0 the answer is on stdout, 2 the call is blocked (the reason on "
+        "stderr); the generic hook exits with the verdict: 0 allow, 3 ask, 4 deny",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("agent", choices=list(HOSTS))
-    parser.add_argument("rest", nargs="*")
-    parser.set_defaults(handler=lambda args: fast_main([args.agent, *args.rest]))
+    parser.add_argument("--event", choices=list(EVENT_NAMES), help="the hook event")
+    parser.add_argument(
+        "--allow-explicit", action="store_true", help="answer `allow` for allowed calls"
+    )
+    parser.add_argument("--ask", choices=("native", "deny"), help="`deny` refuses every ask")
+    parser.add_argument("--context", help="interactive, gateway, cron or single_query")
+    parser.add_argument(
+        "--defer-ask", action="store_true", help="codex: leave asks to Codex's approval prompt"
+    )
+    parser.add_argument(
+        "--service", action="store_true", help="ask `redline serve`; never decide alone"
+    )
+    parser.add_argument("--service-key", metavar="BASE64", help="the service's key to trust")
+    parser.set_defaults(handler=_run_parsed)
+
+
+def _run_parsed(args: Any) -> int:
+    """The hook from argparse's values (`main` runs `fast_main` directly)."""
+    argv = [args.agent]
+    for flag in ("allow_explicit", "defer_ask", "service"):
+        if getattr(args, flag):
+            argv.append("--" + flag.replace("_", "-"))
+    for option in ("event", "ask", "context", "service_key"):
+        if getattr(args, option) is not None:
+            argv += ["--" + option.replace("_", "-"), getattr(args, option)]
+    return fast_main(argv)

@@ -1,4 +1,5 @@
-"""`redline log {show,verify,head}`: read, check and checkpoint the approval log."""
+"""`redline log {show,verify,head,export}`: read, check, checkpoint and export the
+approval log (export: `logexport`)."""
 
 from __future__ import annotations
 
@@ -81,6 +82,10 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> None:
         "`redline log verify --head FILE` then detects a truncated or rewritten log.",
     )
     head.set_defaults(handler=run_head)
+
+    from redline.cli.logexport import add_export
+
+    add_export(actions, store, _moment)
 
 
 def run_show(args: argparse.Namespace) -> int:

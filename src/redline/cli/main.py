@@ -41,9 +41,11 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
 
     parser = argparse.ArgumentParser(
         prog="redline",
-        description="An approval gate for AI agents. Exit codes: 0 allow, 3 ask, 4 deny, "
-        "1 error, 2 usage.",
+        description="An approval gate for AI agents.",
+        epilog=exitcodes.epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    parser.add_argument("--version", action="version", version=f"redline {version()}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in SUBCOMMANDS.items():
         if only is not None and name != only:
@@ -54,10 +56,36 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     return parser
 
 
+def version() -> str:
+    """This redline's version, from the installed package's metadata."""
+    from importlib.metadata import PackageNotFoundError
+    from importlib.metadata import version as package_version
+
+    try:
+        return package_version("redline")
+    except PackageNotFoundError:  # run from a source tree that was never installed
+        return "unknown"
+
+
+def unknown_command(word: str) -> str | None:
+    """The error for a mistyped subcommand, with the closest one; `None` if
+    `word` is not meant as a subcommand (an option, or a known name)."""
+    if not word or word.startswith("-") or word in SUBCOMMANDS:
+        return None
+    import difflib
+
+    close = difflib.get_close_matches(word, SUBCOMMANDS, n=1, cutoff=0.6)
+    hint = f"did you mean `{close[0]}`?" if close else "see `redline --help`"
+    return f"redline: unknown command `{word}`; {hint}"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     args_list = list(sys.argv[1:] if argv is None else argv)
     if args_list[:1] == ["hook"]:  # once per tool call: no argparse
-        from redline.cli.hook import fast_main
+        from redline.cli.hook import fast_main, wants_help
+
+        if wants_help(args_list[1:]):
+            return _run(args_list)
 
         code = fast_main(args_list[1:])
         if argv is None:  # the `redline` console script: a real hook process
@@ -79,11 +107,17 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 def _run(args_list: list[str]) -> int:
     if args_list[:1] == ["check"]:
-        from redline.cli.check import fast_args, run
+        from redline.cli.check import run
+        from redline.cli.checkargs import fast_args, normalize
 
+        args_list = ["check", *normalize(args_list[1:])]
         fast = fast_args(args_list[1:])
         if fast is not None:
             return run(fast)
+    mistyped = unknown_command(args_list[0]) if args_list else None
+    if mistyped is not None:
+        print(mistyped, file=sys.stderr)
+        return exitcodes.USAGE
     wanted = args_list[0] if args_list and args_list[0] in SUBCOMMANDS else None
     parser = build_parser(only=wanted)
     args = parser.parse_args(args_list)

@@ -40,7 +40,7 @@ def _no_action(args: argparse.Namespace) -> int:
 def _target(file: str | None) -> str:
     if file:
         return file
-    from redline.gatekeeper import configured_policy
+    from redline.home import configured_policy
     from redline.policy.load import default_policy_path
 
     return configured_policy() or default_policy_path()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import errno
 import logging
 import os
 import socket
@@ -104,7 +105,16 @@ def bind_tcp(spec: str) -> socket.socket:
     family = socket.AF_INET6 if ":" in host else socket.AF_INET
     sock = socket.socket(family, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    sock.bind((host, int(port)))
+    try:
+        sock.bind((host, int(port)))
+    except OSError as err:
+        sock.close()
+        if err.errno != errno.EADDRINUSE:
+            raise
+        raise ValueError(
+            f"port {port} on {host} is already in use; stop what listens there "
+            f"(`ss -ltnp 'sport = :{port}'` names it) or choose another with `--http PORT`"
+        ) from None
     sock.listen(1024)
     return sock
 

@@ -101,17 +101,45 @@ def run_command(
     return done.returncode, done.stdout, done.stderr, time.perf_counter() - start
 
 
+SERVICE_DOWN = "the hook asks `redline serve`, which is not answering: start `redline serve`"
+UNREACHABLE = "the approval service cannot be reached"
+"""How every hook's refusal (`gate-unreachable`, in each agent's terms) begins."""
+
+
+def why(host: str, out: str, err: str) -> str:
+    """The reason in a hook's reply, on one line: the agent's own field when
+    the reply is JSON, else the last line it wrote."""
+    text = ""
+    try:
+        reply = json.loads(out)
+    except ValueError:
+        reply = None
+    if isinstance(reply, dict):
+        inner = reply.get("hookSpecificOutput")
+        fields = inner if isinstance(inner, dict) else reply
+        for key in ("permissionDecisionReason", "reason", "message"):
+            if isinstance(fields.get(key), str):
+                text = fields[key]
+                break
+    if not text:
+        text = (err.strip().splitlines() or [out.strip()])[-1]
+    return " ".join(text.split())[:300]
+
+
 def probe(host: str, command: str, environ: Mapping[str, str]) -> tuple[bool, str]:
     try:
         code, out, err, seconds = run_command(host, command, _sample(host, "ls"), environ)
         if code != 0 or blocked(host, code, out):
-            why = (err.strip().splitlines() or [out.strip()])[-1][:300]
-            return False, f"the hook blocked a harmless `ls` (exit {code}): {why}"
-        code2, out2, _, _ = run_command(host, command, _sample(host, "rm -rf /"), environ)
+            if UNREACHABLE in out + err:
+                return False, SERVICE_DOWN
+            reason = why(host, out, err)
+            return False, f"the hook blocked a harmless `ls` (exit {code}): {reason}"
+        code2, out2, err2, _ = run_command(host, command, _sample(host, "rm -rf /"), environ)
     except (OSError, subprocess.TimeoutExpired) as error:
-        return False, f"the hook did not run: {error}"
+        return False, f"the hook did not run: {' '.join(str(error).split())}"
     if not blocked(host, code2, out2):
-        return False, f"the hook did not block `rm -rf /` (exit {code2}): {out2.strip()[:300]}"
+        reason = why(host, out2, err2)
+        return False, f"the hook did not block `rm -rf /` (exit {code2}): {reason}"
     return True, f"the hook runs: `ls` passes in {seconds:.2f} s, `rm -rf /` is blocked"
 
 

@@ -5,8 +5,8 @@ Claude Code (`.claude/settings.json`), Codex (`.codex/hooks.json`) and Gemini
 CLI (`.gemini/settings.json`) share one JSON shape (`hooks.EVENT: [{matcher,
 hooks: [{type, command, timeout}]}]`), see `jsonhooks`; Hermes keeps its shell
 hooks in the profile's `config.yaml` and asks consent once per command, see
-`hermes`. Every write keeps a `*.redline-backup-TIMESTAMP` copy of the old
-file and replaces it atomically.
+`hermes`. Every write keeps a `*.redline-backup` copy of the old
+file (one per file, replaced by the next write) and replaces it atomically.
 
 The command an agent runs is the absolute path of this Python with
 `-I -c 'import redline.__main__ as m; m.run()' hook AGENT`: `-I` keeps the

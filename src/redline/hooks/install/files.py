@@ -1,6 +1,7 @@
-"""Writing another program's config file safely: a timestamped backup of what
-was there, then a temporary file in the same directory renamed over it (so a
-reader sees the old file or the new one, never half of one), keeping its mode.
+"""Writing another program's config file safely: a backup of what was there
+(one per file, replaced by each change), then a temporary file in the same
+directory renamed over it (so a reader sees the old file or the new one, never
+half of one), keeping its mode.
 """
 
 from __future__ import annotations
@@ -9,7 +10,6 @@ import json
 import os
 import shutil
 import tempfile
-import time
 from typing import Any
 
 
@@ -17,20 +17,26 @@ class ConfigError(Exception):
     """A config file that cannot be read or written; the message says which and why."""
 
 
-def stamp() -> str:
-    return time.strftime("%Y%m%dT%H%M%S")
+BACKUP_SUFFIX = ".redline-backup"
 
 
 def backup(path: str) -> str | None:
-    """Copy `path` aside as `PATH.redline-backup-TIMESTAMP`; `None` if it did not exist."""
+    """Copy `path` aside as `PATH.redline-backup`, replacing the copy an earlier
+    run kept: one backup per file, the version before redline's last change.
+    `None` if `path` did not exist."""
     if not os.path.exists(path):
         return None
-    target = f"{path}.redline-backup-{stamp()}"
-    n = 1
-    while os.path.exists(target):
-        n += 1
-        target = f"{path}.redline-backup-{stamp()}-{n}"
-    shutil.copy2(path, target)
+    target = path + BACKUP_SUFFIX
+    directory = os.path.dirname(path) or "."
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(target)}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        shutil.copy2(path, tmp)
+        os.replace(tmp, target)  # never through a link planted at the backup's name
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
     return target
 
 

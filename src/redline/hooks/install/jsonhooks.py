@@ -4,7 +4,8 @@ All three nest the same way: `hooks.EVENT` is a list of matcher groups, each
 with a list of command handlers. `install` removes any earlier redline
 handler for the agent and appends one group of its own per event; `uninstall`
 removes redline's handlers, and the groups, event lists and `hooks` object
-that this leaves empty. Everything else in the file is kept as it was.
+that this leaves empty, and the file itself when nothing else is in it.
+Everything else in the file is kept as it was.
 """
 
 from __future__ import annotations
@@ -187,6 +188,10 @@ def uninstall(
         return [Change(path, False, None, "redline was not installed here")]
     if hooks is not None and not hooks:
         del data["hooks"]
+    if not data:  # only redline's hooks were in it: leave no empty `{}` behind
+        saved = backup(path)
+        os.unlink(path)
+        return [Change(path, True, saved, f"removed {removed} redline hook(s) and the file")]
     return [_write(path, data, f"removed {removed} redline hook(s)")]
 
 
