@@ -64,10 +64,12 @@ def _sample(host: str, command: str) -> dict[str, Any]:
 
 
 def blocked(host: str, code: int, stdout: str) -> bool:
-    """Whether the agent would read this reply as "blocked"."""
-    if code == 2:
+    """Whether the agent would read this reply as "blocked". Hermes reads
+    stdout only, whatever the exit code (`{"action": "block"}` or the
+    Claude Code spelling `{"decision": "block"}`)."""
+    if code == 2 and host != "hermes":
         return True
-    if code != 0 or not stdout.strip():
+    if (code != 0 and host != "hermes") or not stdout.strip():
         return False
     try:
         reply = json.loads(stdout)
@@ -76,7 +78,7 @@ def blocked(host: str, code: int, stdout: str) -> bool:
     if not isinstance(reply, dict):
         return False
     if host == "hermes":
-        return reply.get("action") == "block"
+        return reply.get("action") == "block" or reply.get("decision") == "block"
     if host == "gemini":
         return reply.get("decision") in ("deny", "block")
     output = reply.get("hookSpecificOutput") or {}
@@ -104,7 +106,7 @@ def run_command(
 def probe(host: str, command: str, environ: Mapping[str, str]) -> tuple[bool, str]:
     try:
         code, out, err, seconds = run_command(host, command, _sample(host, "ls"), environ)
-        if code != 0 or blocked(host, code, out):
+        if (code != 0 and host != "hermes") or blocked(host, code, out):
             why = (err.strip().splitlines() or [out.strip()])[-1][:300]
             return False, f"the hook blocked a harmless `ls` (exit {code}): {why}"
         code2, out2, _, _ = run_command(host, command, _sample(host, "rm -rf /"), environ)

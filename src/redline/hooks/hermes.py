@@ -4,11 +4,13 @@ Shell hook (`hooks: pre_tool_call:` in the profile's `config.yaml`): Hermes
 runs the command without a shell and sends `hook_event_name`, `tool_name`,
 `tool_input` (the arguments), `session_id`, `cwd`, `profile` and `extra` on
 stdin. On stdout `{"action": "block", "message": ...}` blocks the call and the
-message becomes the tool's result for the model; exit 2 blocks with stderr as
-the message. A shell hook cannot ask, so an ask is refused with a text that
-says the owner's approval is needed. The entry is written with
-`fail_closed: true`, so a hook that cannot start, times out or prints garbage
-blocks too.
+message becomes the tool's result for the model. Hermes reads nothing else:
+a non-zero exit, stderr, garbage on stdout or a timeout are logged and the
+call runs. So every failure here is the block object on stdout with exit 0
+(`failure`), and the installed command prints one itself when this process
+cannot start or finish (see `redline.hooks.install.hermes`). A shell hook
+cannot ask, so an ask is refused with a text that says the owner's approval
+is needed.
 
 Plugin (`register(ctx)`, entry point `hermes_agent.plugins: redline`): in
 process, `pre_tool_call(tool_name=..., args=..., session_id=..., ...)` returns
@@ -76,6 +78,16 @@ class HermesShell(HookAdapter):
         if decision.verdict is Verdict.ALLOW:
             return HookReply(0)
         return HookReply(0, json.dumps(_block(decision)) + "\n")
+
+    def failure(self, reason: str) -> HookReply:
+        """Hermes reads only stdout (an exit code or stderr alone lets the call
+        run), so a failure is the block object, with exit 0."""
+        return HookReply(0, block_object(reason), reason + "\n")
+
+
+def block_object(message: str) -> str:
+    """Hermes's "block this call" answer, as a line of JSON."""
+    return json.dumps({"action": "block", "message": message}) + "\n"
 
 
 def _block(decision: Decision) -> dict[str, Any]:

@@ -148,6 +148,19 @@ def hook_command(
     environ: Mapping[str, str] | None = None,
 ) -> str:
     """The shell command an agent runs, failing closed if Python cannot start."""
+    run = hook_invocation(host, flags, python=python, environ=environ)
+    return f"{run} || {{ rc=$?; [ $rc -eq 2 ] || echo '{FAILED_TO_RUN}' >&2; exit 2; }}"
+
+
+def hook_invocation(
+    host: str,
+    flags: Sequence[str] = (),
+    *,
+    python: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> str:
+    """The hook's process as shell words, with the `REDLINE_HOME` and
+    `REDLINE_POLICY` in force at install time, and no fallback around it."""
     env = os.environ if environ is None else environ
     prefix = ""
     home = env.get("REDLINE_HOME", "").strip()
@@ -157,7 +170,7 @@ def hook_command(
     if policy:
         prefix += f"REDLINE_POLICY={shlex.quote(os.path.abspath(os.path.expanduser(policy)))} "
     argv = " ".join(shlex.quote(a) for a in hook_argv(host, flags, python=python))
-    return f"{prefix}{argv} || {{ rc=$?; [ $rc -eq 2 ] || echo '{FAILED_TO_RUN}' >&2; exit 2; }}"
+    return f"{prefix}{argv}"
 
 
 def user_home(home: str | None, environ: Mapping[str, str] | None = None) -> str:
