@@ -183,6 +183,21 @@ def warnings(host: str, path: str) -> list[str]:
     return found
 
 
+def _hermes_plugin(path: str, environ: Mapping[str, str]) -> list[Finding]:
+    """The `redline` plugin, when the profile enables it: loaded from Hermes's
+    own Python and run there (Hermes skips a plugin it cannot import)."""
+    from redline.hooks.install import hermes_plugin
+    from redline.hooks.install.files import ConfigError
+
+    try:
+        if not hermes_plugin.enabled(os.path.dirname(path)):
+            return []
+    except ConfigError as error:
+        return [Finding("hermes", path, "plugin", False, str(error))]
+    ok, detail = hermes_plugin.probe(environ)
+    return [Finding("hermes", path, "plugin", ok, detail)]
+
+
 def diagnose(home: str | None, project: str | None, environ: Mapping[str, str]) -> list[Finding]:
     from redline.hooks.install.files import ConfigError
 
@@ -201,6 +216,10 @@ def diagnose(home: str | None, project: str | None, environ: Mapping[str, str]) 
                 ok, detail = probe(host, command, environ)
                 findings.append(Finding(host, path, event, ok, detail))
             findings += [Finding(host, path, None, False, p) for p in problems]
+            if host == "hermes":
+                plugin = _hermes_plugin(path, environ)
+                wired = wired or bool(plugin)
+                findings += plugin
         if not wired:
             findings.append(Finding(host, "", None, True, "not wired up"))
     return findings

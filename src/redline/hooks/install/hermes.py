@@ -80,7 +80,7 @@ def command(
     return f"{SHELL} -c {shlex.quote(script)}"
 
 
-def _load(text: str, path: str) -> dict[str, Any]:
+def load(text: str, path: str) -> dict[str, Any]:
     import yaml
 
     try:
@@ -94,24 +94,25 @@ def _load(text: str, path: str) -> dict[str, Any]:
     return data
 
 
-def _dump(data: dict[str, Any]) -> str:
+def dump(data: dict[str, Any]) -> str:
     import yaml
 
     return yaml.safe_dump(data, sort_keys=False, width=100000, allow_unicode=True)
 
 
-def _strip_block(text: str) -> tuple[str, bool]:
+def strip_block(text: str, begin: str = BEGIN, end: str = END) -> tuple[str, bool]:
+    """`text` without redline's marked block(s) between `begin` and `end`."""
     lines = text.splitlines(keepends=True)
-    if BEGIN + "\n" not in lines and BEGIN not in (line.rstrip("\n") for line in lines):
+    if begin + "\n" not in lines and begin not in (line.rstrip("\n") for line in lines):
         return text, False
     out: list[str] = []
     inside = False
     for line in lines:
         bare = line.rstrip("\n")
-        if bare == BEGIN:
+        if bare == begin:
             inside = True
             continue
-        if inside and bare == END:
+        if inside and bare == end:
             inside = False
             continue
         if not inside:
@@ -145,11 +146,11 @@ def install(
     hook = command(options, environ)
     entry: dict[str, Any] = {"command": hook, "timeout": timeout}
     original = read_text(path) or ""
-    text, _ = _strip_block(original)
-    data = _load(text, path)
+    text, _ = strip_block(original)
+    data = load(text, path)
     summary = f"added a `{EVENT}` shell hook"
     if "hooks" not in data:
-        block = BEGIN + "\n" + _dump({"hooks": {EVENT: [entry]}}) + END + "\n"
+        block = BEGIN + "\n" + dump({"hooks": {EVENT: [entry]}}) + END + "\n"
         new = (text.rstrip("\n") + "\n\n" if text.strip() else "") + block
     else:
         hooks = data["hooks"]
@@ -161,7 +162,7 @@ def install(
         if not isinstance(entries, list):
             raise ConfigError(f"`hooks.{EVENT}` in `{path}` must be a list")
         hooks[EVENT] = [e for e in entries if not _is_ours(e)] + [entry]
-        new = _dump(data)
+        new = dump(data)
         summary += "; the file was rewritten through YAML, so its comments are only in the backup"
     changes: list[Change] = []
     if new != original:
@@ -185,8 +186,8 @@ def uninstall(
     if original is None:
         return [Change(path, False, None, "no such file")]
     commands = [c for _, c in installed(root)]
-    text, had_block = _strip_block(original)
-    data = _load(text, path)
+    text, had_block = strip_block(original)
+    data = load(text, path)
     hooks = data.get("hooks")
     entries = hooks.get(EVENT) if isinstance(hooks, dict) else None
     if isinstance(entries, list) and any(_is_ours(e) for e in entries):
@@ -197,7 +198,7 @@ def uninstall(
             del hooks[EVENT]  # type: ignore[union-attr]
         if not hooks:
             del data["hooks"]
-        text = _dump(data) if data else ""
+        text = dump(data) if data else ""
     elif not had_block:
         return [Change(path, False, None, "redline was not installed here")]
     saved = backup(path)
@@ -213,7 +214,7 @@ def installed(root: str) -> list[tuple[str, str]]:
     text = read_text(path)
     if text is None:
         return []
-    hooks = _load(text, path).get("hooks")
+    hooks = load(text, path).get("hooks")
     entries = hooks.get(EVENT) if isinstance(hooks, dict) else None
     if not isinstance(entries, list):
         return []
