@@ -161,3 +161,38 @@ def test_doctor_without_hermes_on_path_fails_the_plugin(env: Env, tmp_path: Path
     findings = diagnose(str(home), None, {**env, "PATH": str(tmp_path)})
     [finding] = [f for f in findings if f.host == "hermes"]
     assert not finding.ok and "no `hermes` on PATH" in finding.detail
+
+
+@pytest.mark.parametrize(
+    ("args", "why"),
+    [
+        (["install", "codex", "--plugin"], "redline: --plugin is for hermes only"),
+        (["install", "hermes", "--plugin", "--service"], "redline: --plugin takes no hook options"),
+        (["uninstall", "gemini", "--plugin"], "redline: --plugin is for hermes only"),
+    ],
+)
+def test_cli_plugin_options(env: Env, tmp_path: Path, args: list[str], why: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "redline", *args, "--home", str(tmp_path / "elsewhere")],
+        capture_output=True,
+        text=True,
+        env={**env, "PATH": os.environ.get("PATH", "")},
+        check=False,
+    )
+    assert (done.returncode, done.stderr.splitlines()[0][: len(why)]) == (1, why)
+    assert not (tmp_path / "elsewhere").exists()
+
+
+def test_cli_uninstall_plugin(env: Env, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    hermes_plugin.enable(str(home / ".hermes"))
+    done = subprocess.run(
+        [sys.executable, "-m", "redline", "uninstall", "hermes", "--plugin", "--home", str(home)],
+        capture_output=True,
+        text=True,
+        env={**env, "PATH": os.environ.get("PATH", "")},
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert "disabled the `redline` plugin" in done.stdout
+    assert not hermes_plugin.enabled(str(home / ".hermes"))
