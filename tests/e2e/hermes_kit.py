@@ -202,12 +202,28 @@ class Profile:
 
     def point_at(self, standin: StandIn) -> None:
         """Set `model:` to the stand-in (the rest of config.yaml is kept)."""
+        self.set(model={"provider": "custom", "base_url": standin.base_url, "default": MODEL})
+
+    def set(self, **settings: Any) -> None:
+        """Set top-level keys of config.yaml, keeping the others."""
         import yaml
 
         data = yaml.safe_load(self.config.read_text()) if self.config.exists() else None
-        data = data or {}
-        data["model"] = {"provider": "custom", "base_url": standin.base_url, "default": MODEL}
+        data = {**(data or {}), **settings}
         self.config.write_text(yaml.safe_dump(data, sort_keys=False, width=100000))
+
+    def log(self) -> list[tuple[str, str | None, str | None]]:
+        """The approval log's entries: (kind, verdict, outcome)."""
+        from redline.audit.recorder import open_log
+        from redline.audit.store import Query
+
+        store = open_log(environ={"REDLINE_HOME": str(self.redline_home)})
+        try:
+            return [
+                (e.record.kind, e.record.verdict, e.record.outcome) for e in store.query(Query())
+            ]
+        finally:
+            store.close()
 
     def redline(self, hermes: str, *args: str, **extra: str) -> str:
         """Run the `redline` CLI (this checkout's) with the profile's environment."""
@@ -244,11 +260,27 @@ def one_shot(
     hermes: str, profile: Profile, script: Sequence[ToolCall], *flags: str, **extra: str
 ) -> Run:
     """`hermes -z` in the profile's work folder, playing `script`."""
+    return run(hermes, profile, script, [*flags, "-z", PROMPT], **extra)
+
+
+def chat_query(hermes: str, profile: Profile, script: Sequence[ToolCall], **extra: str) -> Run:
+    """`hermes chat -q`: Hermes's terminal mode for one query (it asks at the
+    terminal, here with nobody to answer: stdin is empty)."""
+    return run(hermes, profile, script, ["chat", "-q", PROMPT], **extra)
+
+
+PROMPT = "run the tool calls you are given"
+
+
+def run(
+    hermes: str, profile: Profile, script: Sequence[ToolCall], argv: Sequence[str], **extra: str
+) -> Run:
     with standin(script) as server:
         profile.point_at(server)
         start = time.monotonic()
         done = subprocess.run(
-            [hermes, *flags, "-z", "run the tool calls you are given"],
+            [hermes, *argv],
+            stdin=subprocess.DEVNULL,
             cwd=profile.work,
             capture_output=True,
             text=True,

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hermes_kit import Profile, ToolCall, hermes_or_skip, median_ms, one_shot
+from hermes_kit import Profile, ToolCall, chat_query, hermes_or_skip, median_ms, one_shot
 
 pytestmark = pytest.mark.slow
 
@@ -131,6 +131,30 @@ def test_plugin_one_shot(hermes: str, plugin_home: Path) -> None:
     assert refused(asked, "redline: this call needs the owner's approval (`vcs.push-force`)")
     assert "this Hermes plugin cannot ask" in asked
     assert run.standin.seconds_per_call()[2] < SECONDS_PER_ASK
+
+
+def test_plugin_refuses_an_ask_under_approvals_mode_off(hermes: str, plugin_home: Path) -> None:
+    """At Hermes's terminal, `approvals.mode: off` would approve the plugin's
+    request by itself: the plugin refuses the call instead."""
+    profile = Profile(plugin_home)
+    profile.set(approvals={"mode": "off"})
+    before = len(profile.log())
+    run = chat_query(hermes, profile, [terminal(profile, ASKED)])
+    assert "CANARY_ASK" not in canaries(profile)
+    assert refused(run.results[0], "redline: this call needs the owner's approval")
+    assert profile.log()[before:] == [("decision", "deny", None)]
+
+
+def test_plugin_logs_an_unanswered_ask_as_not_approved(hermes: str, plugin_home: Path) -> None:
+    """At Hermes's terminal (manual approvals) the plugin hands the ask to
+    Hermes's prompt; nobody answers, Hermes blocks it, and the log says so."""
+    profile = Profile(plugin_home)
+    profile.set(approvals={"mode": "manual", "timeout": 2})
+    before = len(profile.log())
+    run = chat_query(hermes, profile, [terminal(profile, ASKED)])
+    assert "CANARY_ASK" not in canaries(profile)
+    assert refused(run.results[0], "BLOCKED: User denied this potentially dangerous action")
+    assert profile.log()[before:] == [("decision", "ask", None), ("outcome", "deny", "rejected")]
 
 
 def test_doctor_sees_the_plugin(hermes: str, plugin_home: Path) -> None:
