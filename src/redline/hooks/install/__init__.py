@@ -15,9 +15,10 @@ agent's working directory and `PYTHON*` variables out of the import path (a
 does what `-m redline` does without `runpy` (a few ms of every call). It is
 followed by `|| { ...; exit 2; }`: if the interpreter is gone or the package
 cannot be imported, the shell turns that failure into exit 2 with a reason
-on stderr, which every supported agent reads as "block", instead of the 1 or
-127 that Claude Code, Codex and Gemini CLI would read as a
-non-blocking error (and run the call).
+on stderr, which Claude Code, Codex and Gemini CLI read as "block", instead
+of the 1 or 127 they would read as a non-blocking error (and run the call).
+Hermes reads only stdout, so its command prints Hermes's block object
+instead (see `hermes`).
 """
 
 from __future__ import annotations
