@@ -61,7 +61,10 @@ def test_blocked_reads_each_agents_answer() -> None:
     assert blocked("hermes", 0, '{"action": "block", "message": "m"}')
     assert not blocked("claude-code", 0, "")
     assert not blocked("gemini", 0, "{}")
-    assert not blocked("hermes", 1, '{"action": "block"}')
+    assert blocked("hermes", 1, '{"action": "block"}')  # Hermes reads stdout only
+    assert blocked("hermes", 0, '{"decision": "block", "reason": "r"}')
+    assert not blocked("hermes", 2, "")
+    assert not blocked("hermes", 2, "redline blocked this call")
 
 
 def test_a_service_that_is_down_is_one_clean_line(env: Env, tmp_path: Path) -> None:

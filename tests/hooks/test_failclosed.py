@@ -22,7 +22,7 @@ CLAUDE = {
     "tool_input": {"command": "ls"},
     "tool_use_id": "t",
 }
-HOSTS = ["claude-code", "codex", "gemini", "hermes"]
+HOSTS = ["claude-code", "codex", "gemini"]  # Hermes reads stdout only: test_hermes_failclosed.py
 
 BAD_INPUT = [
     (b"", "the hook input is empty; expected a JSON object on stdin"),

@@ -116,6 +116,9 @@ def test_shell_hook_as_a_real_process(env: Env) -> None:
 def test_plugin_pre_tool_call(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
     for name, value in env.items():
         monkeypatch.setenv(name, value)
+    from test_hermes_plugin import hermes_approval
+
+    hermes_approval(monkeypatch, interactive=True)
     allowed = hermes.pre_tool_call(
         tool_name="terminal",
         args={"command": "ls", "workdir": WORKDIR},

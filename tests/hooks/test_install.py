@@ -16,6 +16,7 @@ from hookkit import Env
 
 from redline.hooks.install import Options, hook_command, install, uninstall
 from redline.hooks.install.files import ConfigError
+from redline.hooks.install.hermes import command as hermes_command
 
 THEIRS = {"type": "command", "command": "/usr/local/bin/audit-bash.sh", "timeout": 5}
 
@@ -200,14 +201,7 @@ def test_hermes_block_keeps_the_file_byte_for_byte(env: Env, tmp_path: Path) -> 
     import yaml
 
     hooks = yaml.safe_load(text)["hooks"]["pre_tool_call"]
-    assert hooks == [
-        {
-            "command": "/bin/sh -c "
-            + __import__("shlex").quote(hook_command("hermes", environ=env)),
-            "timeout": 30,
-            "fail_closed": True,
-        }
-    ]
+    assert hooks == [{"command": hermes_command(Options(), env), "timeout": 30}]
     approvals = json.loads(consent.read_text())["approvals"]
     assert [a["command"] for a in approvals] == ["/usr/bin/logger", hooks[0]["command"]]
 
@@ -226,7 +220,10 @@ def test_hermes_with_hooks_already_there(env: Env, tmp_path: Path) -> None:
     changes = install("hermes", home=str(home), environ=env)
     assert "comments are only in the backup" in changes[0].summary
     entries = yaml.safe_load(config.read_text())["hooks"]["pre_tool_call"]
-    assert entries[0] == theirs and entries[1]["fail_closed"] is True
+    assert entries[0] == theirs and entries[1] == {
+        "command": hermes_command(Options(), env),
+        "timeout": 30,
+    }
     uninstall("hermes", home=str(home), environ=env)
     assert yaml.safe_load(config.read_text()) == {
         "model": "m",

@@ -3,7 +3,8 @@
 It is started once per tool call, so it skips argparse: `fast_main` reads
 its few flags by hand and the agent's JSON from stdin. Whatever happens, it
 exits 0 (the answer is on stdout) or 2 (blocked, the reason on stderr), the
-code every supported agent reads as "block"; the generic hook exits with the
+code every supported agent reads as "block"; Hermes reads only stdout, so its
+hook blocks with exit 0 and a block object; the generic hook exits with the
 verdict (0 allow, 3 ask, 4 deny).
 """
 
@@ -117,6 +118,7 @@ def parse_args(argv: Sequence[str], settings: Settings) -> tuple[str, Settings]:
 def fast_main(argv: Sequence[str]) -> int:
     """Run one hook; never raises and never returns a code that means "go ahead"
     by accident."""
+    given = list(argv)
     try:
         argv, service, key = service_flags(argv)
         host, settings = parse_args(argv, Settings.from_environ(os.environ))
@@ -124,11 +126,10 @@ def fast_main(argv: Sequence[str]) -> int:
         if service:
             from redline.approve.client import handle_service
     except UsageError as error:
-        sys.stderr.write(f"redline hook: {error}\n{USAGE}\nredline blocked this call\n")
-        return BLOCK
+        sys.stderr.write(f"redline hook: {error}\n{USAGE}\n")
+        return _refuse_start(given, f"redline blocked this call: the hook's arguments: {error}")
     except Exception as error:  # noqa: BLE001 - fail closed
-        sys.stderr.write(f"redline blocked this call: the hook failed to start: {error}\n")
-        return BLOCK
+        return _refuse_start(given, f"redline blocked this call: the hook failed to start: {error}")
     if service:
         reply = handle_service(adapter, sys.stdin.buffer, settings, os.environ, key)
     else:
@@ -145,6 +146,18 @@ def wants_help(argv: Sequence[str]) -> bool:
     if len(argv) == 1:
         return argv[0] in HELP_FLAGS
     return len(argv) == 2 and argv[0] in HOSTS and argv[1] in HELP_FLAGS
+
+def _refuse_start(argv: Sequence[str], reason: str) -> int:
+    """Block when the hook cannot start. Hermes reads only stdout, so for it
+    the block object goes there (written here: its adapter may be what failed)."""
+    sys.stderr.write(reason + "\n")
+    if argv[:1] == ["hermes"]:
+        import json
+
+        sys.stdout.write(json.dumps({"action": "block", "message": reason}) + "\n")
+        sys.stdout.flush()
+        return 0
+    return BLOCK
 
 
 def add_parser(sub: Any, name: str, help_text: str) -> None:

@@ -34,6 +34,12 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
     parser.add_argument(
         "--project", metavar="DIR", help="the project's config instead of the user's"
     )
+    parser.add_argument(
+        "--plugin",
+        action="store_true",
+        help="hermes: the Python plugin instead of the shell hook (installs redline into "
+        "Hermes's own Python, found from the `hermes` script on PATH, and enables it)",
+    )
     if name == "install":
         parser.add_argument(
             "--allow-explicit",
@@ -80,8 +86,41 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
         parser.set_defaults(handler=_uninstall)
 
 
+PLUGIN_AFTER = (
+    "Restart Hermes (CLI and gateway). Asked calls go to Hermes's own approval where it asks "
+    "a person (a terminal or a gateway); under `-z`, `--yolo`, `/yolo`, `approvals.mode: off` "
+    "or cron they are refused. To have `redline serve` hold them instead, set "
+    "REDLINE_SERVICE=1 (and REDLINE_SERVICE_KEY) in Hermes's environment or $HERMES_HOME/.env."
+)
+
+
+def _plugin(args: argparse.Namespace, install: bool) -> int:
+    from redline.hooks.install import hermes_plugin
+
+    if args.agent != "hermes":
+        print("redline: --plugin is for hermes only", file=sys.stderr)
+        return exitcodes.ERROR
+    chosen = [a for a in ("allow_explicit", "context", "defer_ask", "service") if vars(args).get(a)]
+    if install and (chosen or args.ask or args.record_outcomes or args.service_key):
+        print(
+            "redline: --plugin takes no hook options; the plugin reads REDLINE_HOOK_ASK, "
+            "REDLINE_CONTEXT and REDLINE_SERVICE from Hermes's environment",
+            file=sys.stderr,
+        )
+        return exitcodes.ERROR
+    action = hermes_plugin.install if install else hermes_plugin.uninstall
+    code = _apply(lambda: action(home=args.home, project=args.project))
+    if code == exitcodes.ALLOW and install:
+        print(PLUGIN_AFTER)
+        print("Check it with `redline doctor`.")
+    return code
+
+
 def _install(args: argparse.Namespace) -> int:
     from redline.hooks.install import Options, install, resolve_service
+
+    if args.plugin:
+        return _plugin(args, install=True)
 
     if not args.service and (args.service_key or args.hold_timeout is not None):
         print("redline: --service-key and --hold-timeout go with --service", file=sys.stderr)
@@ -137,6 +176,9 @@ def _service_note(options: Options) -> str:
 
 def _uninstall(args: argparse.Namespace) -> int:
     from redline.hooks.install import uninstall
+
+    if args.plugin:
+        return _plugin(args, install=False)
 
     return _apply(lambda: uninstall(args.agent, home=args.home, project=args.project))
 

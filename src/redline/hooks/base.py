@@ -36,9 +36,10 @@ ASK_NATIVE = "native"
 ASK_DENY = "deny"
 
 BLOCK = 2
-"""The exit code that Claude Code, Codex, Gemini CLI and Hermes all read as
-"block this call" (with stderr as the reason). Never exit 1: for the first
-three, any other non-zero code is a non-blocking error and the call runs."""
+"""The exit code that Claude Code, Codex and Gemini CLI read as "block this
+call" (with stderr as the reason). Never exit 1: any other non-zero code is a
+non-blocking error and the call runs. Hermes reads no exit code at all: its
+adapter blocks on stdout (`redline.hooks.hermes`)."""
 
 
 class HookError(Exception):

@@ -64,10 +64,12 @@ def _sample(host: str, command: str) -> dict[str, Any]:
 
 
 def blocked(host: str, code: int, stdout: str) -> bool:
-    """Whether the agent would read this reply as "blocked"."""
-    if code == 2:
+    """Whether the agent would read this reply as "blocked". Hermes reads
+    stdout only, whatever the exit code (`{"action": "block"}` or the
+    Claude Code spelling `{"decision": "block"}`)."""
+    if code == 2 and host != "hermes":
         return True
-    if code != 0 or not stdout.strip():
+    if (code != 0 and host != "hermes") or not stdout.strip():
         return False
     try:
         reply = json.loads(stdout)
@@ -76,7 +78,7 @@ def blocked(host: str, code: int, stdout: str) -> bool:
     if not isinstance(reply, dict):
         return False
     if host == "hermes":
-        return reply.get("action") == "block"
+        return reply.get("action") == "block" or reply.get("decision") == "block"
     if host == "gemini":
         return reply.get("decision") in ("deny", "block")
     output = reply.get("hookSpecificOutput") or {}
@@ -129,7 +131,7 @@ def why(host: str, out: str, err: str) -> str:
 def probe(host: str, command: str, environ: Mapping[str, str]) -> tuple[bool, str]:
     try:
         code, out, err, seconds = run_command(host, command, _sample(host, "ls"), environ)
-        if code != 0 or blocked(host, code, out):
+        if (code != 0 and host != "hermes") or blocked(host, code, out):
             if UNREACHABLE in out + err:
                 return False, SERVICE_DOWN
             reason = why(host, out, err)
@@ -209,6 +211,21 @@ def warnings(host: str, path: str) -> list[str]:
     return found
 
 
+def _hermes_plugin(path: str, environ: Mapping[str, str]) -> list[Finding]:
+    """The `redline` plugin, when the profile enables it: loaded from Hermes's
+    own Python and run there (Hermes skips a plugin it cannot import)."""
+    from redline.hooks.install import hermes_plugin
+    from redline.hooks.install.files import ConfigError
+
+    try:
+        if not hermes_plugin.enabled(os.path.dirname(path)):
+            return []
+    except ConfigError as error:
+        return [Finding("hermes", path, "plugin", False, str(error))]
+    ok, detail = hermes_plugin.probe(environ)
+    return [Finding("hermes", path, "plugin", ok, detail)]
+
+
 def diagnose(home: str | None, project: str | None, environ: Mapping[str, str]) -> list[Finding]:
     from redline.hooks.install.files import ConfigError
 
@@ -227,6 +244,10 @@ def diagnose(home: str | None, project: str | None, environ: Mapping[str, str]) 
                 ok, detail = probe(host, command, environ)
                 findings.append(Finding(host, path, event, ok, detail))
             findings += [Finding(host, path, None, False, p) for p in problems]
+            if host == "hermes":
+                plugin = _hermes_plugin(path, environ)
+                wired = wired or bool(plugin)
+                findings += plugin
         if not wired:
             findings.append(Finding(host, "", None, True, "not wired up"))
     return findings

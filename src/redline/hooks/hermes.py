@@ -4,18 +4,29 @@ Shell hook (`hooks: pre_tool_call:` in the profile's `config.yaml`): Hermes
 runs the command without a shell and sends `hook_event_name`, `tool_name`,
 `tool_input` (the arguments), `session_id`, `cwd`, `profile` and `extra` on
 stdin. On stdout `{"action": "block", "message": ...}` blocks the call and the
-message becomes the tool's result for the model; exit 2 blocks with stderr as
-the message. A shell hook cannot ask, so an ask is refused with a text that
-says the owner's approval is needed. The entry is written with
-`fail_closed: true`, so a hook that cannot start, times out or prints garbage
-blocks too.
+message becomes the tool's result for the model. Hermes reads nothing else:
+a non-zero exit, stderr, garbage on stdout or a timeout are logged and the
+call runs. So every failure here is the block object on stdout with exit 0
+(`failure`), and the installed command prints one itself when this process
+cannot start or finish (see `redline.hooks.install.hermes`). A shell hook
+cannot ask, so an ask is refused with a text that says the owner's approval
+is needed.
 
-Plugin (`register(ctx)`, entry point `hermes_agent.plugins: redline`): in
-process, `pre_tool_call(tool_name=..., args=..., session_id=..., ...)` returns
-`None` to let the call run, `{"action": "block", "message": ...}` to refuse
-it, or `{"action": "approve", "message": ..., "rule_key": ...}` to send it to
-Hermes's own human-approval gate. A Hermes plugin's exception is logged and
-ignored by Hermes, so this function never raises: a failure is a block.
+Plugin (`register(ctx)`, entry point `hermes_agent.plugins: redline`, loaded
+from Hermes's own Python when `plugins: enabled: [redline]`): in process,
+`pre_tool_call(tool_name=..., args=..., session_id=..., ...)` returns `None`
+to let the call run, `{"action": "block", "message": ...}` to refuse it, or
+`{"action": "approve", "message": ..., "rule_key": ...}` to send it to
+Hermes's own human-approval gate. That gate approves by itself under
+`--yolo`, `hermes -z` (which sets `HERMES_YOLO_MODE`), the gateway's `/yolo`,
+`approvals.mode: off` and cron's `cron_mode: approve`, so an ask becomes
+`approve` only when `hermes_asks_a_person` sees a terminal or a gateway and
+none of those; otherwise it is refused, unless `REDLINE_SERVICE=1` sends
+every call to `redline serve`, which holds asks for the owner itself.
+`post_tool_call` reads Hermes's `status`: `ok`/`error` ran (the person
+approved), `blocked` did not (refused, timed out, or nobody was asked). A
+Hermes plugin's exception is logged and ignored by Hermes, so these
+functions never raise: a failure is a block.
 """
 
 from __future__ import annotations
@@ -77,11 +88,21 @@ class HermesShell(HookAdapter):
             return HookReply(0)
         return HookReply(0, json.dumps(_block(decision)) + "\n")
 
+    def failure(self, reason: str) -> HookReply:
+        """Hermes reads only stdout (an exit code or stderr alone lets the call
+        run), so a failure is the block object, with exit 0."""
+        return HookReply(0, block_object(reason), reason + "\n")
 
-def _block(decision: Decision) -> dict[str, Any]:
+
+def block_object(message: str) -> str:
+    """Hermes's "block this call" answer, as a line of JSON."""
+    return json.dumps({"action": "block", "message": message}) + "\n"
+
+
+def _block(decision: Decision, label: str = "this Hermes shell hook") -> dict[str, Any]:
     decision = messages.in_hermes_words(decision)
     if decision.code == "no-approver":
-        text = messages.approval_needed(decision, "this Hermes shell hook")
+        text = messages.approval_needed(decision, label)
     else:
         text = messages.refusal(decision)
     return {"action": "block", "message": text}
@@ -110,15 +131,53 @@ def _plugin_call(event: str, tool_name: Any, args: Any, kwargs: Mapping[str, Any
     )
 
 
+PLUGIN = "this Hermes plugin"
+YOLO = "HERMES_YOLO_MODE"
+CRON = "HERMES_CRON_SESSION"
+
+
+def _truthy(value: str | None) -> bool:
+    return (value or "").strip().lower() in ("1", "true", "yes", "on")
+
+
+def service_configured(environ: Mapping[str, str]) -> bool:
+    """`REDLINE_SERVICE=1` in Hermes's environment (or `~/.hermes/.env`):
+    every call goes to `redline serve`, which holds asks for the owner."""
+    return _truthy(environ.get("REDLINE_SERVICE"))
+
+
+def hermes_asks_a_person(environ: Mapping[str, str]) -> bool:
+    """Whether Hermes's approval gate would put an `approve` directive to a
+    person: a terminal (`HERMES_INTERACTIVE`) or a gateway session, and no
+    bypass (`--yolo` and `-z` set `HERMES_YOLO_MODE`; the gateway's `/yolo`;
+    `approvals.mode: off`) and no cron job (`cron_mode: approve` approves).
+    Read from Hermes's own `tools.approval` in this process; where that
+    cannot be read, the answer is no."""
+    if _truthy(environ.get(YOLO)) or _truthy(environ.get(CRON)):
+        return False
+    import sys
+
+    approval = sys.modules.get("tools.approval")
+    if approval is None:
+        return False
+    try:
+        if getattr(approval, "_YOLO_MODE_FROZEN", True) or approval.is_approval_bypass_active():
+            return False
+        return bool(approval._is_interactive_cli() or approval._is_gateway_approval_context())
+    except Exception:  # noqa: BLE001 - a Hermes that changed: nobody is known to be asked
+        return False
+
+
 def pre_tool_call(tool_name: Any = None, args: Any = None, **kwargs: Any) -> dict[str, Any] | None:
     """Hermes plugin hook: judge a tool call before it runs."""
     try:
+        call = _plugin_call(PRE_TOOL_USE, tool_name, args, kwargs)
+        if service_configured(os.environ):
+            return _via_service(call)
         from redline.hooks import judge
 
-        call = _plugin_call(PRE_TOOL_USE, tool_name, args, kwargs)
-        settings = _settings()
-        native = settings.ask != ASK_DENY
-        shape = judge.same if native else judge.cannot_ask("Hermes")
+        person = _settings().ask != ASK_DENY and hermes_asks_a_person(os.environ)
+        shape = judge.same if person else judge.cannot_ask("Hermes")
         decision = judge.decide(call, os.environ, shape)
         if decision.verdict is Verdict.ALLOW:
             return None
@@ -129,7 +188,7 @@ def pre_tool_call(tool_name: Any = None, args: Any = None, **kwargs: Any) -> dic
                 "message": messages.question(decision),
                 "rule_key": f"redline:{rule}",
             }
-        return _block(decision)
+        return _block(decision, PLUGIN)
     except HookError as error:
         return {"action": "block", "message": f"redline blocked this call: {error}"}
     except Exception as error:  # noqa: BLE001 - Hermes ignores a raising hook: fail closed
@@ -138,12 +197,56 @@ def pre_tool_call(tool_name: Any = None, args: Any = None, **kwargs: Any) -> dic
         return {"action": "block", "message": internal_error(error)}
 
 
+def _via_service(call: HookCall) -> dict[str, Any] | None:
+    """The service's verified answer; it holds an ask until the owner answers."""
+    from redline.approve.client import decide_via_service
+    from redline.hooks.base import home_of
+
+    decision = decide_via_service(
+        call.tool,
+        call.args,
+        cwd=call.cwd,
+        session=call.session,
+        context=call.context,
+        agent=call.host,
+        home=home_of(os.environ),
+        key=os.environ.get("REDLINE_SERVICE_KEY") or None,
+    )
+    return None if decision.verdict is Verdict.ALLOW else _block(decision, PLUGIN)
+
+
+DENIED = ("BLOCKED: Action denied by user", "BLOCKED: User denied")
+TIMED_OUT = "BLOCKED: Action timed out without user response"
+
+
+def hermes_outcome(status: Any, message: Any) -> tuple[str, str] | None:
+    """What became of an asked call, from `post_tool_call`'s `status` and
+    `error_message`; `None` when Hermes did not say."""
+    text = message if isinstance(message, str) else ""
+    if status in ("ok", "error"):
+        return "approved", "the call ran after Hermes asked the person"
+    if status != "blocked":
+        return None
+    if text.startswith(TIMED_OUT):
+        return "timeout", f"Hermes's approval timed out; the call did not run: {text}"
+    if text.startswith(DENIED):
+        return "rejected", f"the person refused it in Hermes; the call did not run: {text}"
+    return "gate-unreachable", f"Hermes blocked the call and asked nobody: {text}"
+
+
 def post_tool_call(tool_name: Any = None, args: Any = None, **kwargs: Any) -> None:
-    """Hermes plugin hook: a call that redline asked about ran, so it was approved."""
+    """Hermes plugin hook: what became of a call that redline asked about."""
     try:
+        if service_configured(os.environ):
+            return  # the service logged the owner's answer itself
+        found = hermes_outcome(kwargs.get("status"), kwargs.get("error_message"))
+        if found is None:
+            return
         from redline.hooks import judge
 
-        judge.after(_plugin_call(POST_TOOL_USE, tool_name, args, kwargs), os.environ)
+        outcome, reason = found
+        call = _plugin_call(POST_TOOL_USE, tool_name, args, kwargs)
+        judge.after(call, os.environ, outcome, reason)
     except Exception as error:  # noqa: BLE001 - recording an outcome never breaks the agent
         import sys
 

@@ -109,8 +109,12 @@ def _record(
     return decision, seq
 
 
-def after(call: HookCall, environ: Mapping[str, str]) -> None:
-    """A tool ran: if redline had asked, the person approved it (once)."""
+def after(
+    call: HookCall, environ: Mapping[str, str], outcome: str = "approved", reason: str = ""
+) -> None:
+    """A tool ran: if redline had asked, the person approved it (once). A host
+    that reports what became of the call gives its `outcome` (`rejected`,
+    `timeout`, `gate-unreachable`: it did not run) and `reason`."""
     if not call.session or not call.tool_use_id:
         return
     from redline.hooks.state import SessionFile
@@ -130,19 +134,20 @@ def after(call: HookCall, environ: Mapping[str, str]) -> None:
         ran = ToolCall(
             str(asked["tool"]), asked["args"], asked.get("cwd"), asked.get("context"), call.session
         )
-        remember(gate, file, call.session, ran, "approved", "once")
+        if outcome != Outcome.UNREACHABLE:  # nobody answered: nothing to remember
+            remember(gate, file, call.session, ran, outcome, "once")
     file.update(lambda data: data["asks"].pop(use_id, None))
     seq = asked.get("seq")
     if isinstance(seq, int):
         try:
             ran_after_asking = outcome_record(
                 ref=seq,
-                outcome=Outcome.APPROVED,
+                outcome=Outcome(outcome),
                 channel=call.host,
                 session=call.session,
                 agent=call.host,
                 tool=call.tool,
-                reason=f"the call ran after {call.host} asked the person",
+                reason=reason or f"the call ran after {call.host} asked the person",
             )
             shared_log(environ).append(ran_after_asking)
         except LogUnavailable:

@@ -15,9 +15,10 @@ agent's working directory and `PYTHON*` variables out of the import path (a
 does what `-m redline` does without `runpy` (a few ms of every call). It is
 followed by `|| { ...; exit 2; }`: if the interpreter is gone or the package
 cannot be imported, the shell turns that failure into exit 2 with a reason
-on stderr, which every supported agent reads as "block", instead of the 1 or
-127 that Claude Code, Codex and Gemini CLI would read as a
-non-blocking error (and run the call).
+on stderr, which Claude Code, Codex and Gemini CLI read as "block", instead
+of the 1 or 127 they would read as a non-blocking error (and run the call).
+Hermes reads only stdout, so its command prints Hermes's block object
+instead (see `hermes`).
 """
 
 from __future__ import annotations
@@ -148,6 +149,19 @@ def hook_command(
     environ: Mapping[str, str] | None = None,
 ) -> str:
     """The shell command an agent runs, failing closed if Python cannot start."""
+    run = hook_invocation(host, flags, python=python, environ=environ)
+    return f"{run} || {{ rc=$?; [ $rc -eq 2 ] || echo '{FAILED_TO_RUN}' >&2; exit 2; }}"
+
+
+def hook_invocation(
+    host: str,
+    flags: Sequence[str] = (),
+    *,
+    python: str | None = None,
+    environ: Mapping[str, str] | None = None,
+) -> str:
+    """The hook's process as shell words, with the `REDLINE_HOME` and
+    `REDLINE_POLICY` in force at install time, and no fallback around it."""
     env = os.environ if environ is None else environ
     prefix = ""
     home = env.get("REDLINE_HOME", "").strip()
@@ -157,7 +171,7 @@ def hook_command(
     if policy:
         prefix += f"REDLINE_POLICY={shlex.quote(os.path.abspath(os.path.expanduser(policy)))} "
     argv = " ".join(shlex.quote(a) for a in hook_argv(host, flags, python=python))
-    return f"{prefix}{argv} || {{ rc=$?; [ $rc -eq 2 ] || echo '{FAILED_TO_RUN}' >&2; exit 2; }}"
+    return f"{prefix}{argv}"
 
 
 def user_home(home: str | None, environ: Mapping[str, str] | None = None) -> str:

@@ -1,9 +1,16 @@
 """Hermes: a shell `pre_tool_call` hook in the profile's `config.yaml`, and
 its first-use consent in `shell-hooks-allowlist.json` beside it.
 
-Hermes runs a hook command without a shell, so the command is `/bin/sh -c
-'...'` around the usual fail-closed wrapper, and the entry says `fail_closed:
-true` (a hook that cannot start, times out or prints garbage blocks the call).
+Hermes reads only a hook's stdout: a non-zero exit, stderr and a timeout are
+logged and the call runs (it has no `fail_closed` setting). So the command
+is `/bin/sh -c 'out=$(PYTHON ... hook hermes) && printf ... "$out" || {
+printf BLOCK; ...; }'`: the hook's answer goes out only when its process
+finished normally (redline's Hermes hook exits 0 with a block object for
+every failure it can see), and anything else (the interpreter gone, redline
+not importable, a crash) prints Hermes's block object instead of whatever
+half-answer was written. Hermes stops a hook after `timeout` seconds (at
+most 300) and then runs the call, so the timeout is set well above the
+hook's time and a service's hold must fit under Hermes's cap.
 When the file has no `hooks:` key yet, the entry is appended as a marked block
 of text, so the rest of the file (comments included) stays byte for byte; if
 `hooks:` exists, the file is rewritten through YAML (comments are lost; the
@@ -23,9 +30,10 @@ from datetime import UTC, datetime
 from typing import Any
 
 from redline.hooks.install import (
+    FAILED_TO_RUN,
     Change,
     Options,
-    hook_command,
+    hook_invocation,
     is_ours,
     user_home,
 )
@@ -36,6 +44,14 @@ CONSENT_FILE = "shell-hooks-allowlist.json"
 BEGIN = "# >>> redline: added by `redline install hermes`; `redline uninstall hermes` removes it"
 END = "# <<< redline"
 SHELL = "/bin/sh"
+MAX_TIMEOUT_S = 300
+"""Hermes clamps a hook's `timeout` to this; past it the call runs."""
+COULD_NOT_RUN = (
+    "redline blocked this call: its Hermes hook could not run (the Python it was installed "
+    "with is missing or cannot load redline). Nothing ran. Do not retry it another way; "
+    "tell the owner to run `redline doctor`"
+)
+BLOCK_OBJECT = json.dumps({"action": "block", "message": COULD_NOT_RUN})
 
 
 def hermes_home(home: str | None, environ: Mapping[str, str] | None = None) -> str:
@@ -50,11 +66,21 @@ def hermes_home(home: str | None, environ: Mapping[str, str] | None = None) -> s
     )
 
 
-def command(options: Options, environ: Mapping[str, str] | None = None) -> str:
-    return f"{SHELL} -c {shlex.quote(hook_command('hermes', options.flags(), environ=environ))}"
+def command(
+    options: Options, environ: Mapping[str, str] | None = None, *, python: str | None = None
+) -> str:
+    """What Hermes runs (split into words, no shell): `sh -c` around the hook,
+    passing its answer on only when it finished, else a block object."""
+    run = hook_invocation("hermes", options.flags(), python=python, environ=environ)
+    script = (
+        f"out=$({run}) && printf '%s\\n' \"$out\" || "
+        f"{{ printf '%s\\n' {shlex.quote(BLOCK_OBJECT)}; "
+        f"echo {shlex.quote(FAILED_TO_RUN)} >&2; exit 2; }}"
+    )
+    return f"{SHELL} -c {shlex.quote(script)}"
 
 
-def _load(text: str, path: str) -> dict[str, Any]:
+def load(text: str, path: str) -> dict[str, Any]:
     import yaml
 
     try:
@@ -68,24 +94,25 @@ def _load(text: str, path: str) -> dict[str, Any]:
     return data
 
 
-def _dump(data: dict[str, Any]) -> str:
+def dump(data: dict[str, Any]) -> str:
     import yaml
 
     return yaml.safe_dump(data, sort_keys=False, width=100000, allow_unicode=True)
 
 
-def _strip_block(text: str) -> tuple[str, bool]:
+def strip_block(text: str, begin: str = BEGIN, end: str = END) -> tuple[str, bool]:
+    """`text` without redline's marked block(s) between `begin` and `end`."""
     lines = text.splitlines(keepends=True)
-    if BEGIN + "\n" not in lines and BEGIN not in (line.rstrip("\n") for line in lines):
+    if begin + "\n" not in lines and begin not in (line.rstrip("\n") for line in lines):
         return text, False
     out: list[str] = []
     inside = False
     for line in lines:
         bare = line.rstrip("\n")
-        if bare == BEGIN:
+        if bare == begin:
             inside = True
             continue
-        if inside and bare == END:
+        if inside and bare == end:
             inside = False
             continue
         if not inside:
@@ -109,14 +136,21 @@ def install(
         raise ConfigError("Hermes has no project-level hooks; use `--home` (or $HERMES_HOME)")
     root = hermes_home(home, environ)
     path = os.path.join(root, "config.yaml")
+    timeout = options.timeout_s()
+    if timeout > MAX_TIMEOUT_S:
+        raise ConfigError(
+            f"Hermes stops a hook after {MAX_TIMEOUT_S} s at most and then runs the call; "
+            f"this hold needs {timeout} s: use a shorter `--hold-timeout` "
+            f"(and `redline serve --timeout`)"
+        )
     hook = command(options, environ)
-    entry: dict[str, Any] = {"command": hook, "timeout": options.timeout_s(), "fail_closed": True}
+    entry: dict[str, Any] = {"command": hook, "timeout": timeout}
     original = read_text(path) or ""
-    text, _ = _strip_block(original)
-    data = _load(text, path)
-    summary = f"added a `{EVENT}` shell hook (fail_closed)"
+    text, _ = strip_block(original)
+    data = load(text, path)
+    summary = f"added a `{EVENT}` shell hook"
     if "hooks" not in data:
-        block = BEGIN + "\n" + _dump({"hooks": {EVENT: [entry]}}) + END + "\n"
+        block = BEGIN + "\n" + dump({"hooks": {EVENT: [entry]}}) + END + "\n"
         new = (text.rstrip("\n") + "\n\n" if text.strip() else "") + block
     else:
         hooks = data["hooks"]
@@ -128,7 +162,7 @@ def install(
         if not isinstance(entries, list):
             raise ConfigError(f"`hooks.{EVENT}` in `{path}` must be a list")
         hooks[EVENT] = [e for e in entries if not _is_ours(e)] + [entry]
-        new = _dump(data)
+        new = dump(data)
         summary += "; the file was rewritten through YAML, so its comments are only in the backup"
     changes: list[Change] = []
     if new != original:
@@ -152,8 +186,8 @@ def uninstall(
     if original is None:
         return [Change(path, False, None, "no such file")]
     commands = [c for _, c in installed(root)]
-    text, had_block = _strip_block(original)
-    data = _load(text, path)
+    text, had_block = strip_block(original)
+    data = load(text, path)
     hooks = data.get("hooks")
     entries = hooks.get(EVENT) if isinstance(hooks, dict) else None
     if isinstance(entries, list) and any(_is_ours(e) for e in entries):
@@ -164,7 +198,7 @@ def uninstall(
             del hooks[EVENT]  # type: ignore[union-attr]
         if not hooks:
             del data["hooks"]
-        text = _dump(data) if data else ""
+        text = dump(data) if data else ""
     elif not had_block:
         return [Change(path, False, None, "redline was not installed here")]
     saved = backup(path)
@@ -180,7 +214,7 @@ def installed(root: str) -> list[tuple[str, str]]:
     text = read_text(path)
     if text is None:
         return []
-    hooks = _load(text, path).get("hooks")
+    hooks = load(text, path).get("hooks")
     entries = hooks.get(EVENT) if isinstance(hooks, dict) else None
     if not isinstance(entries, list):
         return []
