@@ -147,6 +147,7 @@ def wants_help(argv: Sequence[str]) -> bool:
         return argv[0] in HELP_FLAGS
     return len(argv) == 2 and argv[0] in HOSTS and argv[1] in HELP_FLAGS
 
+
 def _refuse_start(argv: Sequence[str], reason: str) -> int:
     """Block when the hook cannot start. Hermes reads only stdout, so for it
     the block object goes there (written here: its adapter may be what failed)."""
