@@ -203,8 +203,8 @@ class Gate:
         outcome: Outcome | str,
         scope: Scope | str = Scope.ONCE,
     ) -> tuple[Grant, ...]:
-        """Remember what the human answered. A rejection or a timeout is
-        remembered for the session (F-GATE-7); an approval lifts that memory
+        """Remember what the human answered. A rejection is remembered for
+        the session (F-GATE-7); a timeout is not (the retry is asked again); an approval lifts that memory
         and, for `session` or `always` scope, grants what the call asked for.
         Returns the grants made. Hard lines and never-run kinds are never granted."""
         outcome, scope = Outcome(outcome), Scope(scope)
@@ -215,6 +215,8 @@ class Gate:
         if evaluation.facts is None:
             return ()
         fp = fingerprint(evaluation.facts, evaluation.contributors)
+        if outcome is Outcome.TIMEOUT:
+            return ()  # nobody said no: the retry is held for the owner again
         if outcome is not Outcome.APPROVED:
             self.sessions.remember(ctx.session, fp, outcome)
             return ()
