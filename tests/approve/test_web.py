@@ -154,6 +154,7 @@ def test_approve_from_the_web_page_in_chromium(env: Env, web: tuple[ServiceProce
             card = page.get_by_test_id("held")
             expect(card).to_have_count(1)
             expect(card.get_by_test_id("command")).to_have_text(ASKED)
+            expect(card.get_by_test_id("cwd")).to_have_text("/work/project")
             expect(card).to_contain_text("vcs.push-force")
             card.get_by_test_id("scope").select_option("session")
             card.get_by_test_id("approve").click()

@@ -57,6 +57,7 @@ def render(held: Held, now: float | None = None) -> str:
         f"<code>{html.escape(held.context or '-')}</code> · tool "
         f"<code>{html.escape(held.tool or '-')}</code>"
     )
+    lines.append(f"in <code>{html.escape(held.cwd or '(no workdir given)')}</code>")
     lines.append(_code(held.shown))
     for hit in decision.get("hits", []):
         lines.append(

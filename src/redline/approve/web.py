@@ -188,7 +188,7 @@ def web_routes(service: Service) -> list[BaseRoute]:
         except ValueError:
             since, wait = -1, 0.0
         version = await service.changes(since, min(wait, 25.0))
-        rows = [held.to_json() for held in service.pending.waiting()]
+        rows = [service.pending.view(held) for held in service.pending.waiting()]
         return _headers(JSONResponse({"version": version, "pending": rows, "now": time.time()}))
 
     async def answer(request: Request) -> Response:

@@ -61,7 +61,9 @@ INDEX = """<!doctype html>
 </main>
 <template id="card"><article class="card" data-testid="held">
 <div class="meta"><b class="id"></b> <span class="who"></span> <span class="left"></span></div>
+<div class="where">in <code class="cwd" data-testid="cwd"></code></div>
 <pre class="command" data-testid="command"></pre><ul class="hits"></ul>
+<ul class="undelivered" data-testid="undelivered"></ul>
 <div class="actions">
 <select class="scope" data-testid="scope"><option value="once">once</option>
 <option value="session">for this session</option><option value="always">always</option></select>
@@ -102,7 +104,10 @@ function card(row) {
   text($('.who', node), `${row.kind} · agent ${row.agent || '-'} · session ` +
     `${row.session || '-'} · context ${row.context || '-'} · ${row.tool || ''}`);
   const l = $('.left', node); l.dataset.deadline = row.deadline; text(l, left(row.deadline));
+  text($('.cwd', node), row.cwd || '(no workdir given)');
   text($('.command', node), row.shown);
+  for (const failed of row.undelivered || []) $('.undelivered', node).append(
+    make('li', `not delivered to ${failed.channel} ${failed.chat}: ${failed.error}`));
   for (const hit of row.hits) $('.hits', node).append(make('li', `${hit.id}: ${hit.description}`));
   if (!row.hits.length && row.reason_asked) $('.hits', node).append(make('li', row.reason_asked));
   if (row.kind === 'proposal') $('.scope', node).remove();
