@@ -204,9 +204,10 @@ class Gate:
         scope: Scope | str = Scope.ONCE,
     ) -> tuple[Grant, ...]:
         """Remember what the human answered. A rejection is remembered for
-        the session (F-GATE-7); a timeout is not (the retry is asked again); an approval lifts that memory
-        and, for `session` or `always` scope, grants what the call asked for.
-        Returns the grants made. Hard lines and never-run kinds are never granted."""
+        the session (F-GATE-7); a timeout is not (the retry is asked again);
+        an approval lifts that memory and, for `session` or `always` scope,
+        grants what the call asked for. Returns the grants made. Hard lines
+        and never-run kinds are never granted."""
         outcome, scope = Outcome(outcome), Scope(scope)
         if session:
             call = call._replace(session=session)

@@ -14,6 +14,7 @@ from servicekit import Env, HookProcess, ServiceProcess, hook_payload
 from redline.approve.db import Database
 from redline.approve.pending import Held, Kind, PendingTable, State
 from redline.approve.terminal import describe, prompt
+from redline.audit.entry import Head
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -101,9 +102,10 @@ def test_a_notice_that_never_arrived_is_shown(table: PendingTable) -> None:
     assert row["undelivered"] == [
         {"channel": "telegram", "chat": "42", "error": "Internal Server Error (500)", "at": 12.0}
     ]
-    assert "  not delivered to telegram 42: Internal Server Error (500)" in describe(
-        row, now=40.0
-    ).splitlines()
+    assert (
+        "  not delivered to telegram 42: Internal Server Error (500)"
+        in describe(row, now=40.0).splitlines()
+    )
 
 
 def test_redline_pending_shows_where_the_call_runs(
@@ -175,6 +177,8 @@ def test_a_held_call_is_stored_before_any_channel_hears_of_it(tmp_path: Path) ->
             other.close()
 
         async def settled(self, held: Held) -> None: ...
+
+        async def head(self, head: Head | None, why: str) -> None: ...
 
     async def run() -> str:
         paths = ServicePaths(str(tmp_path / "redline"))

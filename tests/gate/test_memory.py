@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from redline.decision import Decision, Verdict
+from redline.decision import Verdict
 from redline.gate.actions import ToolCall
 from redline.gatekeeper import Gate
 

@@ -53,9 +53,7 @@ def describe(row: dict[str, Any], now: float | None = None) -> str:
         lines.append(f"  why:   {row['reason_asked']}")
     lines.append(f"  in:    {row.get('cwd') or '(no workdir given)'}")
     for failed in row.get("undelivered") or []:
-        lines.append(
-            f"  not delivered to {failed['channel']} {failed['chat']}: {failed['error']}"
-        )
+        lines.append(f"  not delivered to {failed['channel']} {failed['chat']}: {failed['error']}")
     lines.append(f"  $ {row['shown']}")
     return "\n".join(lines)
 

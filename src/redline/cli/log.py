@@ -67,8 +67,9 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> None:
     verify.add_argument(
         "--head",
         metavar="FILE_OR_HASH",
-        help="a head saved by `redline log head` (file, `SEQ:HASH` or hash): "
-        "also detects a truncated tail",
+        help="a head kept elsewhere (from `redline log head`, or the one `redline serve` "
+        "sends to your Telegram chat): a file, `SEQ:HASH` or a hash; the entry at SEQ must "
+        "still have that hash, which catches a truncated tail and a re-hashed rewrite",
     )
     verify.add_argument("--json", action="store_true", help="print the result as JSON")
     verify.set_defaults(handler=run_verify)

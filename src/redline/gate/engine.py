@@ -312,5 +312,7 @@ def _rejected_before(summary: str, facts: Facts) -> Decision:
         f"the owner rejected this same effect earlier in this session (`{summary}`); "
         "another tool, path or spelling does not change that"
     )
-    repair = "do not try again; tell the owner plainly that it was not done because they declined it"
+    repair = (
+        "do not try again; tell the owner plainly that it was not done because they declined it"
+    )
     return Decision(Verdict.DENY, facts.hits, reason, repair, False, REJECTED_BEFORE)
