@@ -223,6 +223,24 @@ def test_head_then_truncate_is_found(
         assert out.startswith("tampered: entry 4 truncated: the log ends at entry 3")
 
 
+def test_show_names_a_notice_that_never_reached_the_owner(
+    url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from redline.audit.recorder import notice_record
+
+    with open_store(url) as store:
+        store.append(
+            notice_record(ref=3, channel="telegram", problem="not delivered to 42: Bad Gateway")
+        )
+    code, out, _ = run(capsys, "log", "--store", url, "show", "--kind", "notice")
+    [_, row] = out.splitlines()
+    assert (code, row.split()[:1], row.split()[3:]) == (
+        0,
+        ["5"],
+        ["undelivered", "->", "#3", "telegram:", "not", "delivered", "to", "42:", "Bad", "Gateway"],
+    )
+
+
 def test_a_rehashed_chain_passes_plain_verify_but_not_a_pinned_head(
     url: str, capsys: pytest.CaptureFixture[str]
 ) -> None:

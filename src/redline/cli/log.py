@@ -225,6 +225,8 @@ def _print_table(entries: list[Entry]) -> None:
             verdict = r.outcome or "?"
             rules = f"-> #{r.ref}"
             call = " ".join(f"{k} {v}" for k, v in (("by", r.approved_by), ("via", r.channel)) if v)
+        elif r.kind == Kind.NOTICE:
+            verdict, rules, call = "undelivered", f"-> #{r.ref}", f"{r.channel}: {r.reason}"
         else:
             verdict = r.verdict or "?"
             rules = ",".join(r.rules) or (r.code or "")
