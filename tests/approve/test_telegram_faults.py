@@ -4,10 +4,12 @@ python-telegram-bot inside a real `redline serve`."""
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
 from collections.abc import Callable
 
+import httpx
 from botapi import OWNER, BotApi, Fault, edited, pair_owner, request_message
 from servicekit import Env, HookProcess, ServiceProcess, eventually, hook_payload
 
@@ -42,10 +44,18 @@ def test_flood_control_and_server_errors_are_retried(
     assert bot.live_buttons() == []
 
 
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+        return port
+
+
 def test_a_notice_that_fails_for_good_is_shown_and_logged(
     env: Env, bot: BotApi, telegram: Callable[..., ServiceProcess]
 ) -> None:
-    service = telegram()
+    port = free_port()
+    service = telegram("--http", f"127.0.0.1:{port}")
     pair_owner(service, bot)
     before = len(bot.calls_of("sendMessage"))
     bot.fail("sendMessage", *[Fault(status=500)] * 6)
@@ -66,6 +76,11 @@ def test_a_notice_that_fails_for_good_is_shown_and_logged(
         check=True,
     ).stdout
     assert f"  not delivered to telegram {OWNER}: {failed['error']}" in listing.splitlines()
+    with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=60) as web:
+        code = service.owner("POST", "/v1/pair/web")[1]["code"]
+        assert web.post("/login", data={"code": code}).status_code == 303
+        [row] = web.get("/api/pending").json()["pending"]
+        assert row["undelivered"] == [failed]
     store = open_log(None, environ=env)
     try:
         [notice] = [e.record for e in store.query(Query(kind="notice"))]

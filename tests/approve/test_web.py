@@ -232,6 +232,7 @@ def test_the_page_is_readable_on_a_phone(
         page = browser.new_page(viewport=PHONE)
         page.set_default_timeout(90_000)
         page.goto(base + "/login")
+        expect(page.locator('meta[name="viewport"]')).to_have_count(1)
         assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
         page.get_by_test_id("code").fill(web_code(service))
         page.get_by_test_id("login").click()
