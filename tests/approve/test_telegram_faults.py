@@ -8,6 +8,7 @@ import socket
 import subprocess
 import sys
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 from botapi import OWNER, BotApi, Fault, edited, pair_owner, request_message
@@ -17,6 +18,14 @@ from redline.audit.recorder import open_log
 from redline.audit.store import Query
 
 ASKED = "git push --force origin main"
+
+
+def notices(env: Env) -> list[Any]:
+    store = open_log(None, environ=env)
+    try:
+        return [e.record for e in store.query(Query(kind="notice"))]
+    finally:
+        store.close()
 
 
 def sends_after(bot: BotApi, before: int) -> list[float]:
@@ -81,11 +90,7 @@ def test_a_notice_that_fails_for_good_is_shown_and_logged(
         assert web.post("/login", data={"code": code}).status_code == 303
         [row] = web.get("/api/pending").json()["pending"]
         assert row["undelivered"] == [failed]
-    store = open_log(None, environ=env)
-    try:
-        [notice] = [e.record for e in store.query(Query(kind="notice"))]
-    finally:
-        store.close()
+    [notice] = notices(env)
     assert (notice.ref, notice.channel, notice.code, notice.tool) == (
         held["log_ref"],
         "telegram",
@@ -95,6 +100,29 @@ def test_a_notice_that_fails_for_good_is_shown_and_logged(
     assert notice.reason == f"not delivered to {OWNER}: {failed['error']}"
     service.owner("POST", f"/v1/held/{held['id']}/reject", {})
     assert hook.result()[1]["code"] == "rejected"
+
+
+def test_an_edit_that_fails_for_good_is_logged(
+    env: Env, bot: BotApi, telegram: Callable[..., ServiceProcess]
+) -> None:
+    service = telegram()
+    pair_owner(service, bot)
+    bot.fail("editMessageText", *[Fault(status=503)] * 5)
+    hook = HookProcess(env, hook_payload(ASKED))
+    message = request_message(bot)
+    [held] = service.pending()
+    service.owner("POST", f"/v1/held/{held['id']}/reject", {})
+    assert hook.result()[1]["code"] == "rejected"
+    [notice] = eventually(lambda: notices(env), what="the failed edit logged")
+    assert (notice.ref, notice.code) == (held["log_ref"], "notice-failed")
+    assert notice.reason.startswith(
+        f"not delivered to {OWNER}: its message {message['message_id']} still shows buttons"
+    )
+    assert len(bot.calls_of("editMessageText")) == 5
+    # A tap on it later still edits it.
+    bot.tap(OWNER, message["message_id"], f"ok:{held['id']}:once")
+    assert "Rejected" in edited(bot, message["message_id"], "Rejected")
+    assert bot.live_buttons() == []
 
 
 def test_a_send_that_returns_after_the_answer_loses_its_buttons(

@@ -237,7 +237,8 @@ class TelegramChannel:
                 log.error("could not edit the message for %s in %s: %s", held.id, chat, err)
         except TelegramError as err:
             self._edited.pop(key, None)  # a later tap on it may still edit it
-            log.error("could not edit the message for %s in %s: %s", held.id, chat, err)
+            problem = f"its message {message} still shows buttons (the edit failed: {err})"
+            await self.service.notice_failed(held, CHANNEL, chat, problem)
 
     async def head(self, head: Head | None, why: str) -> None:
         text = head_text(head, why)
