@@ -191,10 +191,11 @@ class Gate:
         outcome: Outcome | str,
         scope: Scope | str = Scope.ONCE,
     ) -> tuple[Grant, ...]:
-        """Remember what the human answered. A rejection or a timeout is
-        remembered for the session (F-GATE-7); an approval lifts that memory
-        and, for `session` or `always` scope, grants what the call asked for.
-        Returns the grants made. Hard lines and never-run kinds are never granted."""
+        """Remember what the human answered. A rejection is remembered for
+        the session (F-GATE-7); a timeout is not (the retry is asked again);
+        an approval lifts that memory and, for `session` or `always` scope,
+        grants what the call asked for. Returns the grants made. Hard lines
+        and never-run kinds are never granted."""
         outcome, scope = Outcome(outcome), Scope(scope)
         if session:
             call = call._replace(session=session)
@@ -203,6 +204,8 @@ class Gate:
         if evaluation.facts is None:
             return ()
         fp = fingerprint(evaluation.facts, evaluation.contributors)
+        if outcome is Outcome.TIMEOUT:
+            return ()  # nobody said no: the retry is held for the owner again
         if outcome is not Outcome.APPROVED:
             self.sessions.remember(ctx.session, fp, outcome)
             return ()

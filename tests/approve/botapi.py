@@ -1,6 +1,8 @@
 """A local stand-in for the Telegram Bot API on 127.0.0.1, for tests and the
 benchmark: the real python-telegram-bot library talks to it through its
-base-URL setting. It keeps what the bot sent and lets a test play users."""
+base-URL setting. It keeps what the bot sent and lets a test play users, and
+injects faults: flood control (429 with `retry_after`), server errors and
+slow replies, per Bot API method, in the order they were asked for."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import json
 import socket
 import threading
 import time
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl
 
@@ -16,11 +19,21 @@ import uvicorn
 from servicekit import ServiceProcess, eventually
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 OWNER, STRANGER = 4242, 6666
 BOT = {"id": 777, "is_bot": True, "first_name": "redline", "username": "redline_test_bot"}
+
+
+@dataclass
+class Fault:
+    """What the next request to a method meets: a delay, then an error status
+    (429 carries `retry_after`) or, with `status` 0, the normal answer."""
+
+    delay: float = 0.0
+    status: int = 0
+    retry_after: int = 0
 
 
 def _value(text: str) -> Any:
@@ -38,6 +51,9 @@ class BotApi:
         self.edits: list[dict[str, Any]] = []
         self.answers: list[dict[str, Any]] = []
         self.messages: dict[int, dict[str, Any]] = {}
+        self.calls: list[tuple[str, float]] = []
+        """Every request but `getUpdates`, as it arrived: (method, time)."""
+        self.faults: dict[str, list[Fault]] = {}
         self._next_update = 1
         self._next_message = 1000
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
@@ -74,10 +90,37 @@ class BotApi:
         params.update({k: _value(v) for k, v in request.query_params.items()})
         method = request.path_params["method"]
         if method == "getUpdates":
-            result: Any = await self._updates(params)
+            return JSONResponse({"ok": True, "result": await self._updates(params)})
+        with self.lock:
+            self.calls.append((method, time.time()))
+            queue = self.faults.get(method) or []
+            fault = queue.pop(0) if queue else Fault()
+        if fault.delay:
+            # Like Telegram, a slow request is still carried out after the client gave up.
+            await asyncio.sleep(fault.delay)
+        if fault.status:
+            return self._error(fault)
+        return JSONResponse({"ok": True, "result": self._handle(method, params)})
+
+    @staticmethod
+    def _error(fault: Fault) -> Response:
+        body: dict[str, Any] = {"ok": False, "error_code": fault.status}
+        if fault.status == 429:
+            body["description"] = f"Too Many Requests: retry after {fault.retry_after}"
+            body["parameters"] = {"retry_after": fault.retry_after}
         else:
-            result = self._handle(method, params)
-        return JSONResponse({"ok": True, "result": result})
+            body["description"] = "Internal Server Error"
+        return JSONResponse(body, status_code=fault.status)
+
+    # -- faults
+    def fail(self, method: str, *faults: Fault) -> None:
+        """The next requests to `method` meet `faults`, one each, in order."""
+        with self.lock:
+            self.faults.setdefault(method, []).extend(faults)
+
+    def calls_of(self, method: str) -> list[float]:
+        with self.lock:
+            return [at for name, at in self.calls if name == method]
 
     async def _updates(self, params: dict[str, Any]) -> list[dict[str, Any]]:
         offset = int(params.get("offset") or 0)
@@ -162,6 +205,15 @@ class BotApi:
     def edits_of(self, message_id: int) -> list[dict[str, Any]]:
         with self.lock:
             return [e for e in self.edits if int(e["message_id"]) == message_id]
+
+    def live_buttons(self, chat: int = OWNER) -> list[int]:
+        """The messages in `chat` that still show buttons."""
+        with self.lock:
+            return [
+                i
+                for i, m in self.messages.items()
+                if m["chat"]["id"] == chat and "reply_markup" in m
+            ]
 
 
 def pair_owner(service: ServiceProcess, bot: BotApi) -> None:

@@ -94,6 +94,24 @@ def test_unanswered_call_times_out(env: Env, make_service: Callable[..., Service
     assert (outcome.outcome, outcome.channel) == ("timeout", "timeout")
 
 
+@pytest.mark.parametrize("workers", ["0", "1"])
+def test_after_a_timeout_the_retry_is_held_again(
+    env: Env, make_service: Callable[..., ServiceProcess], workers: str
+) -> None:
+    service = make_service("--timeout", "2", "--workers", workers)
+    code, decision = run_hook(env, hook_payload(ASKED, session="t1"))
+    assert (code, decision["code"]) == (4, "timeout")
+    # Nobody said no: the same call, spelled another way, waits for the owner again.
+    hook = HookProcess(env, hook_payload("git push -f origin main", session="t1"))
+    [held] = service.wait_pending(1)
+    service.owner("POST", f"/v1/held/{held['id']}/reject", {"reason": "no"})
+    assert hook.result()[1]["code"] == "rejected"
+    # A rejection is remembered: the third try is refused without asking.
+    code, again = run_hook(env, hook_payload(ASKED, session="t1"))
+    assert (code, again["code"]) == (4, "rejected-before")
+    assert service.pending() == []
+
+
 def test_a_second_answer_is_refused(env: Env, make_service: Callable[..., ServiceProcess]) -> None:
     service = make_service()
     hook = HookProcess(env, hook_payload(ASKED))

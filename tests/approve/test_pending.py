@@ -14,6 +14,7 @@ from servicekit import Env, HookProcess, ServiceProcess, hook_payload
 from redline.approve.db import Database
 from redline.approve.pending import Held, Kind, PendingTable, State
 from redline.approve.terminal import describe, prompt
+from redline.audit.entry import Head
 
 
 @pytest.fixture(params=["sqlite", pytest.param("postgres", marks=pytest.mark.postgres)])
@@ -82,14 +83,52 @@ def test_notices_are_kept_per_channel(table: PendingTable) -> None:
     assert table.notices("h1", "web") == []
 
 
-def test_describe_shows_the_command_and_rules() -> None:
+def test_describe_shows_the_command_rules_and_workdir() -> None:
     row = make_held().to_json()
     assert describe(row, now=40.0).splitlines() == [
         "h1  call  agent generic  session s1  context interactive  1m00s left",
         "  rules: vcs.push-force",
         "  why:   force push",
+        "  in:    /srv",
         "  $ git push -f",
     ]
+
+
+def test_a_notice_that_never_arrived_is_shown(table: PendingTable) -> None:
+    held = make_held()
+    table.insert(held)
+    table.undelivered("h1", "telegram", "42", "Internal Server Error (500)", 12.0)
+    row = table.view(held)
+    assert row["undelivered"] == [
+        {"channel": "telegram", "chat": "42", "error": "Internal Server Error (500)", "at": 12.0}
+    ]
+    assert (
+        "  not delivered to telegram 42: Internal Server Error (500)"
+        in describe(row, now=40.0).splitlines()
+    )
+
+
+def test_redline_pending_shows_where_the_call_runs(
+    env: Env, make_service: Callable[..., ServiceProcess]
+) -> None:
+    import json
+    import subprocess
+    import sys
+
+    service = make_service()
+    hook = HookProcess(env, hook_payload("git push --force origin main"))
+    [held] = service.wait_pending(1)
+    assert held["cwd"] == "/work/project"
+    redline = [sys.executable, "-m", "redline", "pending"]
+    shown = subprocess.run(redline, env=env, capture_output=True, text=True, timeout=60, check=True)
+    assert "  in:    /work/project" in shown.stdout.splitlines()
+    listed = subprocess.run(
+        [*redline, "--json"], env=env, capture_output=True, text=True, timeout=60, check=True
+    )
+    [row] = json.loads(listed.stdout)["pending"]
+    assert (row["cwd"], row["undelivered"]) == ("/work/project", [])
+    service.owner("POST", f"/v1/held/{held['id']}/reject", {})
+    hook.result()
 
 
 def test_the_terminal_prompt_answers_calls_as_they_arrive(
@@ -138,6 +177,8 @@ def test_a_held_call_is_stored_before_any_channel_hears_of_it(tmp_path: Path) ->
             other.close()
 
         async def settled(self, held: Held) -> None: ...
+
+        async def head(self, head: Head | None, why: str) -> None: ...
 
     async def run() -> str:
         paths = ServicePaths(str(tmp_path / "redline"))

@@ -21,6 +21,7 @@ def test_the_owner_approves_with_a_tap_and_strangers_are_ignored(
     assert "<pre>git push --force origin main</pre>" in message["text"]
     assert "vcs.push-force" in message["text"]
     assert "session <code>s7</code>" in message["text"]
+    assert "in <code>/work/project</code>" in message["text"]
     [row, reject] = message["reply_markup"]["inline_keyboard"]
     held_id = service.pending()[0]["id"]
     assert [b["callback_data"] for b in row + reject] == [

@@ -4,14 +4,25 @@ driven by Playwright); and the login, cookie and CSRF rules over plain HTTP."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import socket
 from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
-from servicekit import Env, HookProcess, ServiceProcess, eventually, hook_payload, outcomes
+from servicekit import (
+    Env,
+    HookProcess,
+    ServiceProcess,
+    eventually,
+    hook_payload,
+    outcomes,
+    run_hook,
+)
 
 CHROMIUM = "/usr/bin/chromium"
 ASKED = "git push --force origin main"
@@ -121,14 +132,36 @@ def test_login_locks_out_after_wrong_codes(
     assert client.get("/api/session").status_code == 401
 
 
-def test_approve_from_the_web_page_in_chromium(env: Env, web: tuple[ServiceProcess, str]) -> None:
+def test_the_log_head_is_on_the_page(
+    env: Env, web: tuple[ServiceProcess, str], client: httpx.Client
+) -> None:
+    from redline.audit.recorder import open_log
+
+    service, _ = web
+    log_in(service, client)
+    assert client.get("/api/head").json() == {"head": None}
+    run_hook(env, hook_payload("ls /srv"))
+    store = open_log(None, environ=env)
+    try:
+        head = store.head()
+    finally:
+        store.close()
+    assert head is not None
+    assert client.get("/api/head").json() == {
+        "head": {"seq": head.seq, "hash": head.hash, "head": f"{head.seq}:{head.hash}"}
+    }
+    assert httpx.get(f"{web[1]}/api/head").status_code == 401
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator[Any]:
+    """Debian's chromium, driven by Playwright (a `Browser`)."""
     if not shutil.which(CHROMIUM):
         if os.environ.get("CI"):
             pytest.fail("Debian's chromium is missing and CI is set (`.ci/run` installs it)")
         pytest.skip("Debian's chromium is not installed")
     from playwright.sync_api import expect, sync_playwright
 
-    service, base = web
     expect.set_options(timeout=90_000)
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
@@ -142,27 +175,84 @@ def test_approve_from_the_web_page_in_chromium(env: Env, web: tuple[ServiceProce
             ],
         )
         try:
-            page = browser.new_page()
-            page.set_default_timeout(90_000)
-            page.goto(base + "/")
-            expect(page).to_have_url(base + "/login")
-            page.get_by_test_id("code").fill(web_code(service))
-            page.get_by_test_id("login").click()
-            expect(page.get_by_test_id("count")).to_have_text("0")
-
-            hook = HookProcess(env, hook_payload(ASKED, session="web-1"))
-            card = page.get_by_test_id("held")
-            expect(card).to_have_count(1)
-            expect(card.get_by_test_id("command")).to_have_text(ASKED)
-            expect(card).to_contain_text("vcs.push-force")
-            card.get_by_test_id("scope").select_option("session")
-            card.get_by_test_id("approve").click()
-
-            code, decision, _ = hook.result()
-            assert (code, decision["verdict"], decision["code"]) == (0, "allow", "approved")
-            expect(page.get_by_test_id("count")).to_have_text("0")
-            expect(page.locator("#rows")).to_contain_text("approved owner web")
+            yield browser
         finally:
             browser.close()
+
+
+def test_approve_from_the_web_page_in_chromium(env: Env, web: tuple[ServiceProcess, str]) -> None:
+    from playwright.sync_api import expect
+
+    service, base = web
+    with chromium() as browser:
+        page = browser.new_page()
+        page.set_default_timeout(90_000)
+        page.goto(base + "/")
+        expect(page).to_have_url(base + "/login")
+        page.get_by_test_id("code").fill(web_code(service))
+        page.get_by_test_id("login").click()
+        expect(page.get_by_test_id("count")).to_have_text("0")
+
+        hook = HookProcess(env, hook_payload(ASKED, session="web-1"))
+        card = page.get_by_test_id("held")
+        expect(card).to_have_count(1)
+        expect(card.get_by_test_id("command")).to_have_text(ASKED)
+        expect(card.get_by_test_id("cwd")).to_have_text("/work/project")
+        expect(card).to_contain_text("vcs.push-force")
+        card.get_by_test_id("scope").select_option("session")
+        card.get_by_test_id("approve").click()
+
+        code, decision, _ = hook.result()
+        assert (code, decision["verdict"], decision["code"]) == (0, "allow", "approved")
+        expect(page.get_by_test_id("count")).to_have_text("0")
+        expect(page.locator("#rows")).to_contain_text("approved owner web")
     [outcome] = eventually(lambda: outcomes(env))
     assert (outcome.outcome, outcome.channel) == ("approved", "web")
+
+
+PHONE = {"width": 390, "height": 844}
+
+
+def test_the_page_is_readable_on_a_phone(
+    env: Env, web: tuple[ServiceProcess, str], tmp_path: Path
+) -> None:
+    from playwright.sync_api import expect
+
+    service, base = web
+    long_command = "echo " + "x" * 300 + " && git push --force origin main"
+    workdir = "/work/" + "/".join(["a-rather-long-directory-name"] * 6)
+    rejected = HookProcess(env, hook_payload(long_command, session="phone", cwd=workdir))
+    [held] = service.wait_pending(1)
+    service.owner("POST", f"/v1/held/{held['id']}/reject", {"reason": "y" * 200})
+    rejected.result()
+    run_hook(env, hook_payload("cat " + "/very/long/path" * 30, session="phone"))
+    hook = HookProcess(env, hook_payload(long_command, session="phone-2", cwd=workdir))
+    service.wait_pending(1)
+    with chromium() as browser:
+        page = browser.new_page(viewport=PHONE)
+        page.set_default_timeout(90_000)
+        page.goto(base + "/login")
+        expect(page.locator('meta[name="viewport"]')).to_have_count(1)
+        assert page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+        page.get_by_test_id("code").fill(web_code(service))
+        page.get_by_test_id("login").click()
+        card = page.get_by_test_id("held")
+        expect(card).to_have_count(1)
+        expect(card.get_by_test_id("cwd")).to_have_text(workdir)
+        expect(page.locator("#rows tr")).to_have_count(4)
+        expect(page.get_by_test_id("head")).to_contain_text(":")
+        width = page.evaluate(
+            "Math.max(document.documentElement.scrollWidth, document.body.scrollWidth)"
+        )
+        page.screenshot(path=str(tmp_path / "phone.png"), full_page=True)
+        assert width <= PHONE["width"]
+        # Nothing sticks out of the screen, and the history's cells are laid out as lines.
+        widest = page.evaluate(
+            "Math.max(...[...document.querySelectorAll('main *')]"
+            ".map(el => el.getBoundingClientRect().right))"
+        )
+        assert widest <= PHONE["width"]
+        assert page.locator(".history thead").is_hidden()
+        card.get_by_test_id("approve").click()
+        assert hook.result()[1]["code"] == "approved"
+    assert (tmp_path / "phone.png").stat().st_size > 10_000

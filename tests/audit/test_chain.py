@@ -215,7 +215,8 @@ def test_rewrite_past_a_saved_head_is_found() -> None:
     assert verify(forged, head).broken == Break(
         5,
         BreakKind.EDITED,
-        "it differs from the saved head: the log was rewritten at or before it",
+        f"its hash {forged[4][2][:12]}… is not the saved head's {head.hash[:12]}…: "
+        "the log was rewritten at or before it",
     )
 
 
@@ -226,7 +227,8 @@ def test_rewrite_and_truncate_before_a_saved_head_is_found() -> None:
     assert verify(forged, head).broken == Break(
         3,
         BreakKind.EDITED,
-        "it differs from the saved head: the log was rewritten at or before it",
+        f"its hash {forged[2][2][:12]}… is not the saved head's {head.hash[:12]}…: "
+        "the log was rewritten at or before it",
     )
 
 

@@ -223,6 +223,69 @@ def test_head_then_truncate_is_found(
         assert out.startswith("tampered: entry 4 truncated: the log ends at entry 3")
 
 
+def test_show_names_a_notice_that_never_reached_the_owner(
+    url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from redline.audit.recorder import notice_record
+
+    with open_store(url) as store:
+        store.append(
+            notice_record(ref=3, channel="telegram", problem="not delivered to 42: Bad Gateway")
+        )
+    code, out, _ = run(capsys, "log", "--store", url, "show", "--kind", "notice")
+    [_, row] = out.splitlines()
+    assert (code, row.split()[:1], row.split()[3:]) == (
+        0,
+        ["5"],
+        ["undelivered", "->", "#3", "telegram:", "not", "delivered", "to", "42:", "Bad", "Gateway"],
+    )
+
+
+def test_a_rehashed_chain_passes_plain_verify_but_not_a_pinned_head(
+    url: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from redline.audit.chain import entry_hash
+
+    code, out, _ = run(capsys, "log", "--store", url, "head")
+    pinned = json.loads(out)
+    before = f"{pinned['seq']}:{pinned['hash']}"
+    # Someone who can write the file: edit entry 2 and re-hash the chain from there.
+    conn = sqlite3.connect(url.removeprefix("sqlite://"))
+    conn.execute("DROP TRIGGER entries_no_update")
+    rows = conn.execute("SELECT seq, prev, body FROM entries ORDER BY seq").fetchall()
+    prev = rows[0][1]
+    for seq, _, body in rows:
+        if seq == 2:
+            body = body.replace("rm -rf build", "echo harmless")
+        digest = entry_hash(seq, prev, body)
+        conn.execute(
+            "UPDATE entries SET prev = ?, hash = ?, body = ? WHERE seq = ?",
+            (prev, digest, body, seq),
+        )
+        prev = digest
+    conn.commit()
+    conn.close()
+    assert run(capsys, "log", "--store", url, "verify")[:2] == (
+        0,
+        f"ok: 4 entries intact in {url}; head 4:{prev}\n",
+    )
+    code, out, _ = run(capsys, "log", "--store", url, "verify", "--head", before)
+    assert (code, out) == (
+        exitcodes.TAMPERED,
+        f"tampered: entry 4 edited: its hash {prev[:12]}… is not the saved head's "
+        f"{pinned['hash'][:12]}…: the log was rewritten at or before it (in {url})\n",
+    )
+    # A head pinned past the end: the entry at SEQ is missing.
+    code, out, _ = run(capsys, "log", "--store", url, "verify", "--head", f"9:{pinned['hash']}")
+    assert (code, out) == (
+        exitcodes.TAMPERED,
+        "tampered: entry 5 truncated: the log ends at entry 4 but the saved head is missing "
+        f"(the saved head is entry 9) (in {url})\n",
+    )
+    # The rewritten chain's own head passes.
+    assert run(capsys, "log", "--store", url, "verify", "--head", f"4:{prev}")[0] == 0
+
+
 def test_verify_rejects_a_bad_head(url: str, capsys: pytest.CaptureFixture[str]) -> None:
     code, _, err = run(capsys, "log", "--store", url, "verify", "--head", "nonsense")
     assert code == exitcodes.ERROR

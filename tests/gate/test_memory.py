@@ -1,5 +1,5 @@
-"""A rejected or timed-out effect is refused for the session, however it is
-spelled again (F-GATE-7)."""
+"""A rejected effect is refused for the session, however it is spelled again;
+a timed-out one is asked again (F-GATE-7)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from redline.decision import Decision, Verdict
+from redline.decision import Verdict
 from redline.gate.actions import ToolCall
 from redline.gatekeeper import Gate
 
@@ -101,21 +101,20 @@ def test_a_rejected_message_is_not_sent_again(gate: Gate) -> None:
     assert gate.check(elsewhere).verdict is Verdict.ASK
 
 
-def test_a_timeout_is_remembered_and_says_how_to_go_on(gate: Gate) -> None:
+def test_a_timeout_is_not_remembered_the_retry_is_asked_again(gate: Gate) -> None:
     gate.record_outcome("s1", bash("rm -rf /tmp/x"), "timeout")
-    assert gate.check(bash("rm -r -f /tmp/x")) == Decision(
-        Verdict.DENY,
-        reason="this effect timed out earlier in this session without the owner's approval "
-        "(`rm -rf /tmp/x`); it is not asked again",
-        repair="tell the owner what you were about to do and that it needs their approval in "
-        "the approval bot; do it only if they ask again and approve",
-        code="rejected-before",
-        context="interactive",
-    )
+    assert gate.check(bash("rm -r -f /tmp/x")).verdict is Verdict.ASK
+    assert not gate.sessions.view("s1").memory
+
+
+def test_a_timeout_keeps_an_earlier_rejection(gate: Gate) -> None:
+    gate.record_outcome("s1", bash("rm -rf /tmp/x"), "rejected")
+    gate.record_outcome("s1", bash("rm -rf /tmp/x"), "timeout")
+    assert gate.check(bash("rm -rf /tmp/x")).code == "rejected-before"
 
 
 def test_a_late_approval_lifts_the_memory(gate: Gate) -> None:
-    gate.record_outcome("s1", bash("rm -rf /tmp/x"), "timeout")
+    gate.record_outcome("s1", bash("rm -rf /tmp/x"), "rejected")
     gate.record_outcome("s1", bash("rm -rf /tmp/x"), "approved", "once")
     assert gate.check(bash("rm -rf /tmp/x")).verdict is Verdict.ASK
 
@@ -152,9 +151,10 @@ def test_entries_lists_what_is_remembered_oldest_first() -> None:
         frozenset({("read", "/etc/motd")}), frozenset(), frozenset({"/etc/motd"}), "b"
     )
     memory.remember(first, Outcome.REJECTED)
-    memory.remember(second, Outcome.TIMEOUT)
+    memory.remember(second, Outcome.TIMEOUT)  # not a rejection: not remembered
+    memory.remember(second, Outcome.REJECTED)
     assert [(e.fingerprint.summary, e.outcome) for e in memory.entries] == [
         ("a", Outcome.REJECTED),
-        ("b", Outcome.TIMEOUT),
+        ("b", Outcome.REJECTED),
     ]
     assert memory.copy().entries == memory.entries

@@ -19,7 +19,7 @@ def test_every_change_is_told_in_order_and_a_copy_agrees() -> None:
     source.listener = told.append
     source.grant("s1", [("git.push", ("origin",))])
     source.remember("s1", fp("/etc/hosts"), Outcome.REJECTED)
-    source.remember("s2", fp("/etc/passwd"), Outcome.TIMEOUT)
+    source.remember("s2", fp("/etc/passwd"), Outcome.REJECTED)
     source.forget("s2", fp("/etc/passwd"))
     source.end("s3")
     assert [name for name, _ in told] == ["grant", "remember", "remember", "forget", "end"]

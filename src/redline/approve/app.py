@@ -95,7 +95,7 @@ def agent_routes(service: Service) -> list[BaseRoute]:
 
 def owner_routes(service: Service) -> list[BaseRoute]:
     async def pending(request: Request) -> Response:
-        rows = [held.to_json() for held in service.pending.waiting()]
+        rows = [service.pending.view(held) for held in service.pending.waiting()]
         return JSONResponse({"version": service.version, "pending": rows})
 
     async def history(request: Request) -> Response:

@@ -7,11 +7,13 @@ from collections.abc import Mapping
 from typing import Any, Protocol
 
 from redline.approve.pending import Held
+from redline.audit.entry import Head
 from redline.audit.redact import KnownSecrets, redact_text, redact_value
 
 
 class Channel(Protocol):
-    """A way to reach the owner: told of every held call and every settlement."""
+    """A way to reach the owner: told of every held call and every settlement,
+    and of the log's head (to keep off the machine)."""
 
     name: str
 
@@ -22,6 +24,8 @@ class Channel(Protocol):
     async def held(self, held: Held) -> None: ...
 
     async def settled(self, held: Held) -> None: ...
+
+    async def head(self, head: Head | None, why: str) -> None: ...
 
 
 def shown_text(tool: str, args: Mapping[str, Any], known: KnownSecrets) -> str:

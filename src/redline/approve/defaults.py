@@ -15,3 +15,6 @@ HTTP_PORT = 8787
 """The loopback HTTP port of `redline serve --http` without a port."""
 
 HTTP_HOST = "127.0.0.1"
+
+HEAD_EVERY_S = 24 * 3600.0
+"""How often the service sends the log's head to the owner's channels (daily)."""

@@ -60,6 +60,13 @@ SCHEMA = (
         message TEXT NOT NULL,
         PRIMARY KEY (id, channel, chat, message)
     )""",
+    """CREATE TABLE IF NOT EXISTS pending_undelivered (
+        id TEXT NOT NULL,
+        channel TEXT NOT NULL,
+        chat TEXT NOT NULL,
+        error TEXT NOT NULL,
+        at REAL NOT NULL
+    )""",
 )
 _COLUMNS = (
     "id, kind, created, deadline, nonce, call_hash, ref, session, agent, tool, context, call,"
@@ -130,6 +137,12 @@ class Held:
         return value
 
     @property
+    def cwd(self) -> str | None:
+        """Where the call runs (its workdir), as the hook reported it."""
+        cwd = self.call_value.get("cwd")
+        return cwd if isinstance(cwd, str) and cwd else None
+
+    @property
     def decision_value(self) -> dict[str, Any]:
         value: dict[str, Any] = json.loads(self.decision)
         return value
@@ -145,6 +158,7 @@ class Held:
             "agent": self.agent,
             "tool": self.tool,
             "context": self.context,
+            "cwd": self.cwd,
             "shown": self.shown,
             "rules": self.decision_value.get("rules", []),
             "hits": self.decision_value.get("hits", []),
@@ -238,3 +252,25 @@ class PendingTable:
             (held_id, channel),
         )
         return [(str(chat), str(message)) for chat, message in rows]
+
+    def undelivered(self, held_id: str, channel: str, chat: str, error: str, at: float) -> None:
+        """A notice to `chat` that failed for good (after its retries)."""
+        self.db.execute(
+            "INSERT INTO pending_undelivered (id, channel, chat, error, at) VALUES (?, ?, ?, ?, ?)",
+            (held_id, channel, chat, error, at),
+        )
+
+    def failures(self, held_id: str) -> list[dict[str, Any]]:
+        """The notices of `held_id` that never reached the owner, oldest first."""
+        rows = self.db.fetch(
+            "SELECT channel, chat, error, at FROM pending_undelivered WHERE id = ? ORDER BY at",
+            (held_id,),
+        )
+        return [
+            {"channel": str(channel), "chat": str(chat), "error": str(error), "at": float(at)}
+            for channel, chat, error, at in rows
+        ]
+
+    def view(self, held: Held) -> dict[str, Any]:
+        """`held` for the owner's views, with the notices that never reached them."""
+        return {**held.to_json(), "undelivered": self.failures(held.id)}

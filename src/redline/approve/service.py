@@ -5,8 +5,11 @@ the held calls and the channels that reach the owner. It runs in one event
 loop: `decide` judges and records a call and holds an ask (persisted before
 any channel hears of it); `wait` answers a hook's long poll with a signed
 answer; `answer` settles a held call for the owner; a sweeper times out what
-nobody answered. Every settlement is logged with who, where and when, and an
-answer other than an approval feeds the session's rejection memory.
+nobody answered. Every settlement is logged with who, where and when, and a
+rejection feeds the session's rejection memory. The log's head (its last
+seq and hash) goes to the owner's channels every `head_every_s` and when the
+service stops, so a rewritten log can be caught with `redline log verify
+--head` against a head kept off the machine.
 """
 
 from __future__ import annotations
@@ -25,12 +28,13 @@ from redline.approve import judge
 from redline.approve.channel import Channel, shown_text
 from redline.approve.client import call_digest
 from redline.approve.db import Database
-from redline.approve.defaults import HOLD_TIMEOUT_S
+from redline.approve.defaults import HEAD_EVERY_S, HOLD_TIMEOUT_S
 from redline.approve.logwriter import LogWriter
 from redline.approve.pending import Held, Kind, PendingTable, State
 from redline.approve.proposals import ProposalError, Proposals
 from redline.approve.signing import Signer
-from redline.audit.recorder import LogUnavailable, Outcome, outcome_record
+from redline.audit.entry import Head
+from redline.audit.recorder import LogUnavailable, Outcome, notice_record, outcome_record
 from redline.audit.redact import redact_value
 from redline.audit.sqlite import SqliteStore
 from redline.audit.store import Store, open_store
@@ -48,6 +52,8 @@ DEFAULT_TIMEOUT_S = HOLD_TIMEOUT_S
 SWEEP_S = 0.25
 RECHECK_S = 2.0
 SCOPES = ("once", "session", "always")
+HEAD_ON_STOP_S = 15.0
+"""How long a stopping service tries to get its last head to the owner."""
 
 
 class AnswerError(Exception):
@@ -63,10 +69,12 @@ class Service:
         store_url: str,
         timeout_s: float = DEFAULT_TIMEOUT_S,
         environ: Mapping[str, str] | None = None,
+        head_every_s: float = HEAD_EVERY_S,
     ) -> None:
         self.gate = gate
         self.signer = signer
         self.timeout_s = timeout_s
+        self.head_every_s = head_every_s
         self.store_url = store_url
         self.store: Store = open_store(store_url)
         # A local SQLite commit is cheapest on the loop; see `LogWriter`.
@@ -84,6 +92,7 @@ class Service:
         self._calls: dict[str, ToolCall] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._sweeper: asyncio.Task[None] | None = None
+        self._head_timer: asyncio.Task[None] | None = None
         self.workers: WorkerPool | None = None
         """Judging workers, if `redline serve --workers` asked for them."""
 
@@ -94,20 +103,46 @@ class Service:
         if self.workers is not None:
             await self.workers.start()
         self._sweeper = asyncio.create_task(self._sweep())
+        if self.channels:
+            self._head_timer = asyncio.create_task(self._send_heads())
 
     async def stop(self) -> None:
         if self.workers is not None:
             await self.workers.stop()
-        if self._sweeper is not None:
-            self._sweeper.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._sweeper
+        for task in (self._sweeper, self._head_timer):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        await self.writer.close()
+        if self.channels:
+            # The last head leaves before the service does (everything is written).
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.send_head("the service is stopping"), HEAD_ON_STOP_S)
         for channel in self.channels:
             with contextlib.suppress(Exception):
                 await channel.stop()
-        await self.writer.close()
         self.store.close()
         self.db.close()
+
+    # -- the log's head, kept off the machine
+    def head(self) -> Head | None:
+        """The log's last entry (seq and hash); `None` while the log is empty."""
+        return self.store.head()
+
+    async def send_head(self, why: str) -> None:
+        """Tell every channel the log's head; a channel that fails is logged."""
+        head = self.head()
+        for channel in self.channels:
+            try:
+                await channel.head(head, why)
+            except Exception:
+                log.exception("the log head could not be sent to %s", channel.name)
+
+    async def _send_heads(self) -> None:
+        while True:
+            await asyncio.sleep(self.head_every_s)
+            await self.send_head("the daily checkpoint")
 
     # -- the agent's side
     async def _record(
@@ -223,6 +258,27 @@ class Service:
             answer=answer,
         ).envelope
         return {"status": "answered", **envelope}
+
+    async def notice_failed(self, held: Held, channel: str, chat: str, problem: str) -> None:
+        """A channel could not tell the owner of `held` (after its retries):
+        shown with the held call, and logged."""
+        log.error("the owner was not told of %s on %s %s: %s", held.id, channel, chat, problem)
+        self.pending.undelivered(held.id, channel, chat, problem, time.time())
+        self._bump()
+        if held.ref is None:
+            return
+        record = notice_record(
+            ref=held.ref,
+            channel=channel,
+            problem=f"not delivered to {chat}: {problem}",
+            session=held.session,
+            agent=held.agent,
+            tool=held.tool,
+        )
+        try:
+            await self.writer.append(record)
+        except LogUnavailable as err:
+            log.error("the failed notice of %s could not be logged: %s", held.id, err)
 
     # -- the owner's side
     async def answer(

@@ -7,18 +7,27 @@ When the call is settled the message is edited to say how (and "expired" at
 the timeout). Only paired senders are heard: anyone else's messages and taps
 are ignored and logged. `/pair CODE` pairs a chat with a code from `redline
 pair telegram`; `/pending` and `/history` list calls; `/reject ID REASON`
-rejects with a reason. A "yes" typed in chat approves nothing.
+rejects with a reason; `/head` shows the log's head. A "yes" typed in chat
+approves nothing.
+
+Under faults: every send and edit is retried (`telegram_retry`); a notice
+that still fails is reported to the service, which shows and logs it. A
+message whose send returned only after its call was settled is edited to
+the outcome at once, and a tap on any stale message edits that message.
 """
 
 from __future__ import annotations
 
+import asyncio
 import html
 import logging
 import time
-from typing import Any
+from collections import OrderedDict
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Update
-from telegram.error import TelegramError
+from telegram.error import BadRequest, TelegramError
 from telegram.ext import (
     Application,
     CallbackQueryHandler,
@@ -30,6 +39,8 @@ from telegram.ext import (
 
 from redline.approve.pending import Held, Kind, State
 from redline.approve.service import AnswerError, Service
+from redline.approve.telegram_retry import Retry
+from redline.audit.entry import Head
 from redline.pairing import Result
 
 log = logging.getLogger("redline.approve.telegram")
@@ -38,6 +49,10 @@ CHANNEL = "telegram"
 SCOPES = {"once": "Approve once", "session": "For this session", "always": "Always"}
 YES = {"yes", "y", "ok", "approve", "approved", "go", "sure", "yes please", "do it"}
 LIMIT = 3500
+REQUEST_TIMEOUT_S = 10.0
+"""Each request to the Bot API (one attempt of a send or an edit)."""
+EDITED_KEPT = 10_000
+T = TypeVar("T")
 
 
 def _code(text: str) -> str:
@@ -57,6 +72,7 @@ def render(held: Held, now: float | None = None) -> str:
         f"<code>{html.escape(held.context or '-')}</code> · tool "
         f"<code>{html.escape(held.tool or '-')}</code>"
     )
+    lines.append(f"in <code>{html.escape(held.cwd or '(no workdir given)')}</code>")
     lines.append(_code(held.shown))
     for hit in decision.get("hits", []):
         lines.append(
@@ -83,6 +99,17 @@ def outcome_line(held: Held) -> str:
     return f"❌ <b>Rejected</b> by {who}{reason}."
 
 
+def head_text(head: Head | None, why: str) -> str:
+    """The log's head as the owner keeps it (HTML)."""
+    if head is None:
+        return f"<b>Log head</b> ({html.escape(why)}): the log is empty."
+    return (
+        f"<b>Log head</b> ({html.escape(why)}): entry {head.seq}\n"
+        f"<code>{head}</code>\n"
+        f"Check the log against it: <code>redline log verify --head {head}</code>"
+    )
+
+
 def buttons(held: Held) -> InlineKeyboardMarkup:
     if held.kind is Kind.PROPOSAL:
         row = [InlineKeyboardButton("Approve", callback_data=f"ok:{held.id}:once")]
@@ -105,11 +132,23 @@ class TelegramChannel:
         *,
         base_url: str | None = None,
         poll_timeout: float = 10.0,
+        request_timeout: float = REQUEST_TIMEOUT_S,
+        retry: Retry | None = None,
     ) -> None:
         self.service = service
         self.pairing = service.pairing
         self.poll_timeout = poll_timeout
-        builder = Application.builder().token(token)
+        self.retry = retry or Retry()
+        self._edited: OrderedDict[tuple[str, str], None] = OrderedDict()
+        t = request_timeout
+        builder = (
+            Application.builder()
+            .token(token)
+            .connect_timeout(t)
+            .read_timeout(t)
+            .write_timeout(t)
+            .pool_timeout(t)
+        )
         if base_url:
             root = base_url.rstrip("/")
             builder = builder.base_url(f"{root}/bot").base_file_url(f"{root}/file/bot")
@@ -120,6 +159,7 @@ class TelegramChannel:
             CommandHandler("pending", self._pending),
             CommandHandler("history", self._history),
             CommandHandler("reject", self._reject),
+            CommandHandler("head", self._head),
             CallbackQueryHandler(self._tap),
             MessageHandler(filters.ALL, self._other),
         ]
@@ -146,24 +186,70 @@ class TelegramChannel:
         await self.app.shutdown()
 
     # -- the service's news
+    async def _send(self, send: Callable[[], Awaitable[T]], what: str) -> T:
+        return await self.retry.run(send, what)
+
     async def held(self, held: Held) -> None:
-        for owner in self.pairing.paired(CHANNEL):
-            message = await self.app.bot.send_message(
-                chat_id=int(owner.sender),
-                text=render(held),
-                parse_mode="HTML",
-                reply_markup=buttons(held),
+        owners = [owner.sender for owner in self.pairing.paired(CHANNEL)]
+        await asyncio.gather(*(self._notify(held, chat) for chat in owners))
+
+    async def _notify(self, held: Held, chat: str) -> None:
+        try:
+            message = await self._send(
+                lambda: self.app.bot.send_message(
+                    chat_id=int(chat),
+                    text=render(held),
+                    parse_mode="HTML",
+                    reply_markup=buttons(held),
+                ),
+                f"the notice of {held.id} to {chat}",
             )
-            self.service.pending.note(held.id, CHANNEL, owner.sender, str(message.message_id))
+        except TelegramError as err:
+            await self.service.notice_failed(held, CHANNEL, chat, str(err))
+            return
+        self.service.pending.note(held.id, CHANNEL, chat, str(message.message_id))
+        # Settled while the send was in flight: `settled` did not know this message.
+        current = self.service.pending.get(held.id)
+        if current is not None and current.state is not State.PENDING:
+            await self._edit(current, chat, str(message.message_id))
 
     async def settled(self, held: Held) -> None:
-        for chat, message in self.service.pending.notices(held.id, CHANNEL):
-            try:
-                await self.app.bot.edit_message_text(
+        notices = self.service.pending.notices(held.id, CHANNEL)
+        await asyncio.gather(*(self._edit(held, chat, message) for chat, message in notices))
+
+    async def _edit(self, held: Held, chat: str, message: str) -> None:
+        """Edit one message to the outcome, taking its buttons away (once)."""
+        key = (chat, message)
+        if key in self._edited:
+            return
+        self._edited[key] = None
+        while len(self._edited) > EDITED_KEPT:
+            self._edited.popitem(last=False)
+        try:
+            await self._send(
+                lambda: self.app.bot.edit_message_text(
                     chat_id=int(chat), message_id=int(message), text=render(held), parse_mode="HTML"
-                )
-            except TelegramError as err:
-                log.warning("could not edit the message for %s in %s: %s", held.id, chat, err)
+                ),
+                f"the edit of {held.id} in {chat}",
+            )
+        except BadRequest as err:
+            if "not modified" not in str(err).lower():
+                log.error("could not edit the message for %s in %s: %s", held.id, chat, err)
+        except TelegramError as err:
+            self._edited.pop(key, None)  # a later tap on it may still edit it
+            problem = f"its message {message} still shows buttons (the edit failed: {err})"
+            await self.service.notice_failed(held, CHANNEL, chat, problem)
+
+    async def head(self, head: Head | None, why: str) -> None:
+        text = head_text(head, why)
+        for owner in self.pairing.paired(CHANNEL):
+            await self._say(int(owner.sender), text, "the log head")
+
+    async def _say(self, chat: int, text: str, what: str) -> None:
+        await self._send(
+            lambda: self.app.bot.send_message(chat_id=chat, text=text, parse_mode="HTML"),
+            f"{what} to {chat}",
+        )
 
     # -- who is speaking
     def _owner(self, update: Update, what: str) -> str | None:
@@ -176,7 +262,7 @@ class TelegramChannel:
 
     async def _reply(self, update: Update, text: str) -> None:
         if update.effective_chat is not None:
-            await self.app.bot.send_message(update.effective_chat.id, text, parse_mode="HTML")
+            await self._say(update.effective_chat.id, text, "a reply")
 
     # -- handlers
     async def _start(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -202,10 +288,7 @@ class TelegramChannel:
         for held in waiting:
             chat = update.effective_chat
             if chat is not None:
-                message = await self.app.bot.send_message(
-                    chat.id, render(held), parse_mode="HTML", reply_markup=buttons(held)
-                )
-                self.service.pending.note(held.id, CHANNEL, str(chat.id), str(message.message_id))
+                await self._notify(held, str(chat.id))
 
     async def _history(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         if self._owner(update, "/history") is None:
@@ -216,6 +299,10 @@ class TelegramChannel:
             for held in rows
         ]
         await self._reply(update, "\n".join(lines) or "No answered calls yet.")
+
+    async def _head(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        if self._owner(update, "/head") is not None:
+            await self._reply(update, head_text(self.service.head(), "as you asked"))
 
     async def _reject(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         who = self._owner(update, "/reject")
@@ -247,6 +334,11 @@ class TelegramChannel:
             note = f"{held.state.value} ({held.scope})" if held.scope else held.state.value
         except AnswerError as err:
             note = str(err)
+            current = self.service.pending.get(held_id)
+            message = query.message
+            if current is not None and current.state is not State.PENDING and message is not None:
+                # A stale message (say a send that timed out but arrived): edit it too.
+                await self._edit(current, str(message.chat.id), str(message.message_id))
         await query.answer(note[:190])
 
     async def _other(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

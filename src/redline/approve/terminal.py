@@ -39,7 +39,8 @@ def owner_call(home: str, method: str, path: str, body: Any = None, timeout: flo
 
 
 def describe(row: dict[str, Any], now: float | None = None) -> str:
-    """A held call in a few lines: id, agent, session, rules, the command."""
+    """A held call in a few lines: id, agent, session, rules, where it runs,
+    any notice that never reached the owner, the command."""
     left = int(max(0.0, row["deadline"] - (time.time() if now is None else now)))
     rules = ", ".join(row.get("rules") or []) or "-"
     head = (
@@ -50,6 +51,9 @@ def describe(row: dict[str, Any], now: float | None = None) -> str:
     lines = [head, f"  rules: {rules}"]
     if row.get("reason_asked"):
         lines.append(f"  why:   {row['reason_asked']}")
+    lines.append(f"  in:    {row.get('cwd') or '(no workdir given)'}")
+    for failed in row.get("undelivered") or []:
+        lines.append(f"  not delivered to {failed['channel']} {failed['chat']}: {failed['error']}")
     lines.append(f"  $ {row['shown']}")
     return "\n".join(lines)
 

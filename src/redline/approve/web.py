@@ -5,7 +5,8 @@ expiry, rate limit and lockout); the session lives in an HttpOnly,
 SameSite=Strict cookie, and every change also needs the session's CSRF token
 in a header and a same-origin `Origin`. The page lists held calls (a long
 poll keeps it live), answers them with a scope or a reason, shows the log's
-history with filters, and each rule's description and examples. The page's
+history with filters, each rule's description and examples, and the log's
+head (to keep off the machine, for `redline log verify --head`). The page's
 script fills everything in with `textContent`: a command is never markup.
 """
 
@@ -188,7 +189,7 @@ def web_routes(service: Service) -> list[BaseRoute]:
         except ValueError:
             since, wait = -1, 0.0
         version = await service.changes(since, min(wait, 25.0))
-        rows = [held.to_json() for held in service.pending.waiting()]
+        rows = [service.pending.view(held) for held in service.pending.waiting()]
         return _headers(JSONResponse({"version": version, "pending": rows, "now": time.time()}))
 
     async def answer(request: Request) -> Response:
@@ -216,6 +217,13 @@ def web_routes(service: Service) -> list[BaseRoute]:
         rows = [{"seq": e.seq, **e.record.to_json()} for e in entries]
         return _headers(JSONResponse({"history": rows}))
 
+    async def head(request: Request) -> Response:
+        if sessions.csrf(request) is None:
+            return denied()
+        current = service.head()
+        shown = None if current is None else {**current.to_json(), "head": str(current)}
+        return _headers(JSONResponse({"head": shown}))
+
     async def rules(request: Request) -> Response:
         if sessions.csrf(request) is None:
             return denied()
@@ -239,4 +247,5 @@ def web_routes(service: Service) -> list[BaseRoute]:
         Route("/api/held/{id}/{verb:str}", answer, methods=["POST"]),
         Route("/api/history", history, methods=["GET"]),
         Route("/api/rules", rules, methods=["GET"]),
+        Route("/api/head", head, methods=["GET"]),
     ]

@@ -119,7 +119,10 @@ def verify(links: Iterable[Link], head: Head | None = None) -> Verification:
         if digest == head_hash:
             head_found = True
         elif seq == head_seq:
-            detail = "it differs from the saved head: the log was rewritten at or before it"
+            detail = (
+                f"its hash {digest[:12]}… is not the saved head's {str(head_hash)[:12]}…: "
+                "the log was rewritten at or before it"
+            )
             return _done(expected, prev, Break(seq, BreakKind.EDITED, detail))
         ring[seq % WINDOW] = digest
         prev = digest

@@ -22,10 +22,13 @@ TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 
 
 class Kind(enum.StrEnum):
-    """`decision`: the gate answered a call. `outcome`: what became of an asked call."""
+    """`decision`: the gate answered a call. `outcome`: what became of an asked
+    call. `notice`: the owner could not be told of an asked call (a channel's
+    message failed for good)."""
 
     DECISION = "decision"
     OUTCOME = "outcome"
+    NOTICE = "notice"
 
 
 def format_time(moment: datetime) -> str:

@@ -184,6 +184,29 @@ def outcome_record(
     )
 
 
+def notice_record(
+    *,
+    ref: int,
+    channel: str,
+    problem: str,
+    session: str | None = None,
+    agent: str | None = None,
+    tool: str | None = None,
+) -> Record:
+    """The `notice` entry for decision `ref`: a channel could not tell the owner."""
+    return Record(
+        kind=Kind.NOTICE,
+        time=format_epoch(time.time()),
+        session=_clean(session),
+        agent=_clean(agent),
+        tool=_clean(tool),
+        reason=_text(redact_text(problem)),
+        code="notice-failed",
+        ref=ref,
+        channel=_clean(channel),
+    )
+
+
 def deny_log_unavailable(err: LogUnavailable) -> Decision:
     """The gate's answer when the log cannot be written: no record, no run."""
     return Decision(

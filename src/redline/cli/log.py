@@ -68,8 +68,9 @@ def add_parser(subparsers: Any, name: str, help_text: str) -> None:
     verify.add_argument(
         "--head",
         metavar="FILE_OR_HASH",
-        help="a head saved by `redline log head` (file, `SEQ:HASH` or hash): "
-        "also detects a truncated tail",
+        help="a head kept elsewhere (from `redline log head`, or the one `redline serve` "
+        "sends to your Telegram chat): a file, `SEQ:HASH` or a hash; the entry at SEQ must "
+        "still have that hash, which catches a truncated tail and a re-hashed rewrite",
     )
     verify.add_argument("--json", action="store_true", help="print the result as JSON")
     verify.set_defaults(handler=run_verify)
@@ -229,6 +230,8 @@ def _print_table(entries: list[Entry]) -> None:
             verdict = r.outcome or "?"
             rules = f"-> #{r.ref}"
             call = " ".join(f"{k} {v}" for k, v in (("by", r.approved_by), ("via", r.channel)) if v)
+        elif r.kind == Kind.NOTICE:
+            verdict, rules, call = "undelivered", f"-> #{r.ref}", f"{r.channel}: {r.reason}"
         else:
             verdict = r.verdict or "?"
             rules = ",".join(r.rules) or (r.code or "")

@@ -11,7 +11,7 @@ import sys
 import time
 from typing import Any
 
-from redline.approve.defaults import HOLD_TIMEOUT_S, HTTP_HOST, HTTP_PORT
+from redline.approve.defaults import HEAD_EVERY_S, HOLD_TIMEOUT_S, HTTP_HOST, HTTP_PORT
 from redline.cli import exitcodes
 
 
@@ -44,6 +44,21 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
         help="a file holding the Telegram bot token (default: $REDLINE_TELEGRAM_TOKEN)",
     )
     parser.add_argument("--telegram-api", help="the Bot API server's root URL (a local Bot API)")
+    parser.add_argument(
+        "--telegram-timeout",
+        type=float,
+        default=10.0,
+        metavar="SECONDS",
+        help="each request to the Bot API; a send that takes longer is tried again (default 10)",
+    )
+    parser.add_argument(
+        "--head-every",
+        type=float,
+        default=HEAD_EVERY_S,
+        metavar="SECONDS",
+        help="send the log's head to the owner's channels this often, and when the service "
+        f"stops (default {HEAD_EVERY_S:g}: daily)",
+    )
     parser.add_argument(
         "--workers",
         type=int,
@@ -159,6 +174,8 @@ def run(args: argparse.Namespace) -> int:
     )
     paths = ServicePaths(home_dir(), args.agent_group)
     try:
+        if args.head_every <= 0 or args.telegram_timeout <= 0:
+            raise ValueError("`--head-every` and `--telegram-timeout` must be above 0 seconds")
         paths.prepare()
         signer = Signer.load_or_create(paths)
         gate = Gate.from_environ(os.environ, args.policy)
@@ -167,6 +184,7 @@ def run(args: argparse.Namespace) -> int:
             signer=signer,
             store_url=resolve_url(args.store, os.environ),
             timeout_s=args.timeout,
+            head_every_s=args.head_every,
         )
         sockets = [bind_unix(paths.hook_socket), bind_unix(paths.owner_socket)]
         paths.secure_socket(paths.hook_socket, shared=True)
@@ -194,7 +212,10 @@ def run(args: argparse.Namespace) -> int:
         if token:
             from redline.approve.telegram import TelegramChannel
 
-            service.channels.append(TelegramChannel(service, token, base_url=args.telegram_api))
+            channel = TelegramChannel(
+                service, token, base_url=args.telegram_api, request_timeout=args.telegram_timeout
+            )
+            service.channels.append(channel)
     except (OSError, ValueError, PolicyError, LogUnavailable) as err:
         sys.stderr.write(f"redline serve: {err}\n")
         return exitcodes.ERROR

@@ -15,7 +15,7 @@ from redline.gate import shape
 from redline.gate.actions import Action, ActionKind, ToolCall
 from redline.gate.context import CallContext
 from redline.gate.effects import Facts, Subject, collect
-from redline.gate.memory import Outcome, RejectionMemory, canonical_rule, fingerprint
+from redline.gate.memory import RejectionMemory, canonical_rule, fingerprint
 from redline.gate.never_run import Guard
 from redline.gate.owner_home import home_form, respell, unknown_home
 from redline.gate.tools import normalize
@@ -246,7 +246,7 @@ def _judge(
     if memory:
         remembered = memory.match(fingerprint(facts, contributors))
         if remembered is not None:
-            decision = _rejected_before(remembered.outcome, remembered.fingerprint.summary, facts)
+            decision = _rejected_before(remembered.fingerprint.summary, facts)
             return Evaluation(_with_context(decision, ctx), facts, (), contributors)
     asks = tuple((p.key, s) for p in parts if p.verdict is Verdict.ASK for s in p.subjects(facts))
     remaining: list[_Part] = []
@@ -307,22 +307,12 @@ def _decide(remaining: list[_Part], parts: list[_Part], facts: Facts, notes: lis
     return Decision(verdict, facts.hits, reason, repair, False, code, None, tuple(notes))
 
 
-def _rejected_before(outcome: Outcome, summary: str, facts: Facts) -> Decision:
-    if outcome is Outcome.TIMEOUT:
-        reason = (
-            f"this effect timed out earlier in this session without the owner's "
-            f"approval (`{summary}`); it is not asked again"
-        )
-        repair = (
-            "tell the owner what you were about to do and that it needs their approval "
-            "in the approval bot; do it only if they ask again and approve"
-        )
-    else:
-        reason = (
-            f"the owner rejected this same effect earlier in this session (`{summary}`); "
-            "another tool, path or spelling does not change that"
-        )
-        repair = (
-            "do not try again; tell the owner plainly that it was not done because they declined it"
-        )
+def _rejected_before(summary: str, facts: Facts) -> Decision:
+    reason = (
+        f"the owner rejected this same effect earlier in this session (`{summary}`); "
+        "another tool, path or spelling does not change that"
+    )
+    repair = (
+        "do not try again; tell the owner plainly that it was not done because they declined it"
+    )
     return Decision(Verdict.DENY, facts.hits, reason, repair, False, REJECTED_BEFORE)

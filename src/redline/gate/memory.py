@@ -1,5 +1,7 @@
-"""Rejection memory: a rejected or timed-out effect is refused for the rest of
-the session, however it is spelled again (F-GATE-7).
+"""Rejection memory: an effect the owner rejected is refused for the rest of
+the session, however it is spelled again (F-GATE-7). A timeout is not a
+rejection: nobody said no, so the agent's retry is held for the owner again
+(seed 003: "do it only if they ask again and approve").
 
 An effect's fingerprint is what it does, not how it is written: the rules it
 hit and the policy rules that asked, each with the normalised targets they
@@ -109,6 +111,9 @@ class RejectionMemory:
         return other
 
     def remember(self, fp: Fingerprint, outcome: Outcome) -> None:
+        """Remember a rejection; any other outcome (a timeout) is not one."""
+        if outcome is not Outcome.REJECTED:
+            return
         if not any(e.fingerprint[:3] == fp[:3] for e in self._entries):
             self._entries.append(Remembered(fp, outcome))
 
