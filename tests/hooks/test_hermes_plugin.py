@@ -152,15 +152,8 @@ def test_post_tool_call_logs_what_hermes_says(
     assert outcomes(plugin_env) == [("decision", "ask", None), ("outcome", *outcome)]
 
 
-@pytest.mark.parametrize(
-    ("message", "remembered"),
-    [
-        ("BLOCKED: Action denied by user.", "the owner rejected this same effect earlier"),
-        ("BLOCKED: Action timed out without user response.", "this effect timed out earlier"),
-    ],
-)
-def test_what_hermes_reports_is_remembered_for_the_session(
-    plugin_env: Env, monkeypatch: pytest.MonkeyPatch, message: str, remembered: str
+def test_a_rejection_hermes_reports_is_remembered_for_the_session(
+    plugin_env: Env, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     hermes_approval(monkeypatch, interactive=True)
     ask("c1")
@@ -170,11 +163,29 @@ def test_what_hermes_reports_is_remembered_for_the_session(
         session_id="s1",
         tool_call_id="c1",
         status="blocked",
-        error_message=message,
+        error_message="BLOCKED: Action denied by user.",
     )
     again = ask("c2")
     assert again is not None and again["action"] == "block"
-    assert remembered in again["message"]
+    assert "the owner rejected this same effect earlier" in again["message"]
+
+
+def test_after_a_timeout_hermes_reports_the_retry_is_asked_again(
+    plugin_env: Env, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A timeout is not a rejection (F-GATE-7): the owner is asked again."""
+    hermes_approval(monkeypatch, interactive=True)
+    ask("c1")
+    hermes.post_tool_call(
+        tool_name="terminal",
+        args=FORCE,
+        session_id="s1",
+        tool_call_id="c1",
+        status="blocked",
+        error_message="BLOCKED: Action timed out without user response.",
+    )
+    again = ask("c2")
+    assert again is not None and again["action"] == "approve"
 
 
 def test_no_status_claims_nothing(plugin_env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
