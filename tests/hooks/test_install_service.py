@@ -129,7 +129,8 @@ def test_before_the_service_made_a_key_the_hook_reads_it_at_run_time(
     install("gemini", home=str(tmp_path / "home"), options=SERVICE, environ=env)
     data = json.loads((tmp_path / "home" / ".gemini" / "settings.json").read_text())
     [handler] = ours(data, "BeforeTool")
-    assert handler["command"] == hook_command("gemini", ["--service", "--deadline", "295"], environ=env)
+    flags = ["--service", "--deadline", "295"]
+    assert handler["command"] == hook_command("gemini", flags, environ=env)
 
 
 def test_an_unusable_key_file_or_defer_ask_is_refused(env: Env, tmp_path: Path) -> None:
