@@ -22,7 +22,7 @@ from hookkit import Env
 
 PG_URL = os.environ.get("REDLINE_TEST_POSTGRES", "postgresql://root@127.0.0.1:5432/test")
 HOOKS = 200
-AT_ONCE = 40  # PostgreSQL's 100 connections are shared with other test runs
+AT_ONCE = 25  # PostgreSQL's 100 connections are shared with other test runs
 DEADLINE_S = 25.0  # what `redline install` gives the hook: the host's 30 s less 5
 MARGIN_S = 1.0
 OVERALL_S = 240.0
@@ -83,7 +83,8 @@ def test_200_hooks_at_once_on_postgres_answer_in_time_and_keep_one_chain(pg_env:
     )
     assert set(verdicts) <= {"allow", "ask", "deny"} and sum(verdicts.values()) == HOOKS
     assert max(times) < DEADLINE_S + MARGIN_S
-    # Every call judged was logged (a log-busy deny is the only one not in it).
+    # Every call judged was logged: only a log-busy deny is not in it, and a
+    # gate-timeout may come before or after its call was logged.
     verify = subprocess.run(
         [sys.executable, "-m", "redline", "log", "verify", "--json"],
         capture_output=True,
@@ -95,4 +96,5 @@ def test_200_hooks_at_once_on_postgres_answer_in_time_and_keep_one_chain(pg_env:
     assert verify.returncode == 0, verify.stdout + verify.stderr
     result = json.loads(verify.stdout)
     assert result["ok"] is True
-    assert result["count"] == HOOKS - codes["log-busy"] - codes["log-unavailable"]
+    judged = HOOKS - codes["log-busy"] - codes["log-unavailable"]
+    assert judged - codes["gate-timeout"] <= result["count"] <= judged
