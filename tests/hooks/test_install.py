@@ -18,6 +18,8 @@ from redline.hooks.install import Options, hook_command, install, uninstall
 from redline.hooks.install.files import ConfigError
 from redline.hooks.install.hermes import command as hermes_command
 
+# The hook answers 5 s before the host's 30 s timeout.
+DEADLINE = ["--deadline", "25"]
 THEIRS = {"type": "command", "command": "/usr/local/bin/audit-bash.sh", "timeout": 5}
 
 
@@ -50,7 +52,7 @@ def test_claude_code_round_trip(env: Env, tmp_path: Path) -> None:
     assert [(c.path, c.changed) for c in changes] == [(str(path), True)]
     assert [b.read_text() for b in backups(path)] == [original]
     data = json.loads(path.read_text())
-    command = hook_command("claude-code", environ=env)
+    command = hook_command("claude-code", DEADLINE, environ=env)
     assert data["hooks"]["PreToolUse"] == [
         {"matcher": "Bash", "hooks": [THEIRS]},
         {"matcher": "*", "hooks": [{"type": "command", "command": command, "timeout": 30}]},
@@ -89,7 +91,7 @@ def test_reinstall_with_other_options_replaces_ours(env: Env, tmp_path: Path) ->
     install("claude-code", home=home, options=Options(allow_explicit=True), environ=env)
     data = json.loads((tmp_path / "home" / ".claude" / "settings.json").read_text())
     commands = [h["command"] for g in data["hooks"]["PreToolUse"] for h in g["hooks"]]
-    assert commands == [hook_command("claude-code", ["--allow-explicit"], environ=env)]
+    assert commands == [hook_command("claude-code", [*DEADLINE, "--allow-explicit"], environ=env)]
 
 
 def test_a_hook_installed_in_the_older_m_form_is_replaced_and_removed(
@@ -103,7 +105,7 @@ def test_a_hook_installed_in_the_older_m_form_is_replaced_and_removed(
     install("claude-code", home=str(home), environ=env)
     data = json.loads(path.read_text())
     commands = [h["command"] for g in data["hooks"]["PreToolUse"] for h in g["hooks"]]
-    assert commands == [hook_command("claude-code", environ=env)]
+    assert commands == [hook_command("claude-code", DEADLINE, environ=env)]
     write(path, {"hooks": {"PreToolUse": [{"matcher": "*", "hooks": [{"command": old}]}]}})
     uninstall("claude-code", home=str(home), environ=env)
     assert not path.exists()
@@ -120,7 +122,7 @@ def test_codex_round_trip_with_permission_request(env: Env, tmp_path: Path) -> N
         "hooks": [
             {
                 "type": "command",
-                "command": hook_command("codex", ["--defer-ask"], environ=env),
+                "command": hook_command("codex", [*DEADLINE, "--defer-ask"], environ=env),
                 "timeout": 30,
             }
         ]
@@ -131,7 +133,7 @@ def test_codex_round_trip_with_permission_request(env: Env, tmp_path: Path) -> N
                 {
                     "type": "command",
                     "command": hook_command(
-                        "codex", ["--event", "permission-request"], environ=env
+                        "codex", [*DEADLINE, "--event", "permission-request"], environ=env
                     ),
                     "timeout": 30,
                 }
@@ -156,7 +158,7 @@ def test_gemini_round_trip(env: Env, tmp_path: Path) -> None:
         "hooks": [
             {
                 "type": "command",
-                "command": hook_command("gemini", environ=env),
+                "command": hook_command("gemini", DEADLINE, environ=env),
                 "timeout": 30000,
                 "name": "redline",
                 "description": "redline approval gate",
@@ -318,7 +320,7 @@ def test_the_installed_command_ignores_modules_in_the_agents_directory(
         "tool_name": "Bash",
         "tool_input": {"command": "rm -rf /"},
     }
-    command = hook_command("claude-code", environ=env)
+    command = hook_command("claude-code", DEADLINE, environ=env)
     done = subprocess.run(
         ["/bin/sh", "-c", command],
         input=json.dumps(payload),

@@ -69,7 +69,7 @@ def test_json_hosts_round_trip_with_the_key_pinned(host: str, env: Env, tmp_path
     install(host, home=str(tmp_path / "home"), options=SERVICE, environ=env)
     data = json.loads(path.read_text())
     [handler] = ours(data, EVENT[host])
-    flags = ["--service", "--service-key", key]
+    flags = ["--service", "--service-key", key, "--deadline", "295"]
     assert handler["command"] == hook_command(host, flags, environ=env)
     assert handler["timeout"] == 300 * UNIT[host]
     assert data["hooks"][EVENT[host]][0] == before["hooks"][EVENT[host]][0]  # theirs kept
@@ -98,7 +98,7 @@ def test_post_tool_use_also_goes_to_the_service(env: Env, tmp_path: Path) -> Non
     data = json.loads((tmp_path / "home" / ".codex" / "hooks.json").read_text())
     [after] = ours(data, "PostToolUse")
     assert after["command"] == hook_command(
-        "codex", ["--service", "--service-key", key], environ=env
+        "codex", ["--service", "--service-key", key, "--deadline", "295"], environ=env
     )
 
 
@@ -129,7 +129,8 @@ def test_before_the_service_made_a_key_the_hook_reads_it_at_run_time(
     install("gemini", home=str(tmp_path / "home"), options=SERVICE, environ=env)
     data = json.loads((tmp_path / "home" / ".gemini" / "settings.json").read_text())
     [handler] = ours(data, "BeforeTool")
-    assert handler["command"] == hook_command("gemini", ["--service"], environ=env)
+    flags = ["--service", "--deadline", "295"]
+    assert handler["command"] == hook_command("gemini", flags, environ=env)
 
 
 def test_an_unusable_key_file_or_defer_ask_is_refused(env: Env, tmp_path: Path) -> None:

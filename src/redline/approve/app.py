@@ -39,13 +39,8 @@ def _error(status: int, message: str) -> JSONResponse:
 
 
 async def _body(request: Request) -> dict[str, Any]:
-    try:
-        body = await request.json()
-    except ValueError:
-        raise ValueError("the body is not JSON") from None
-    if not isinstance(body, dict):
-        raise ValueError("the body must be a JSON object")
-    return body
+    """The JSON object body (`lean.parse`: nesting bounded, never a 500)."""
+    return lean.parse(await request.body())
 
 
 def _number(request: Request, name: str, default: float) -> float:
@@ -60,6 +55,8 @@ def agent_routes(service: Service) -> list[BaseRoute]:
         try:
             return JSONResponse(await service.decide(await _body(request)))
         except ValueError as err:
+            if isinstance(err, lean.Unreadable):
+                await service.record_unreadable(str(err))
             return _error(400, str(err))
 
     async def held(request: Request) -> Response:

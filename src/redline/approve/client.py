@@ -19,7 +19,8 @@ from collections.abc import Mapping
 from typing import IO, TYPE_CHECKING, Any
 
 from redline.approve.paths import ServicePaths
-from redline.approve.wire import Disconnected, Unreachable, exchange
+from redline.approve.wire import DECIDE_TIMEOUT_S, Disconnected, Unreachable, exchange
+from redline.deadline import GATE_TIMEOUT, Deadline, below
 from redline.decision import Decision, RuleHit, Severity, Span, Verdict
 
 if TYPE_CHECKING:
@@ -139,14 +140,16 @@ def decide_via_service(
     key: str | None = None,
     address: str | None = None,
     connect_timeout: float = CONNECT_TIMEOUT_S,
+    deadline: Deadline | None = None,
 ) -> Decision:
-    """The service's verified answer for one call, waiting while it is held.
-    Never raises for a service problem: every failure is a deny."""
+    """The service's verified answer for one call, waiting while it is held,
+    until `deadline` at most (then `gate-timeout`). Never raises for a service
+    problem: every failure is a deny."""
     request = {"tool": tool, "args": dict(args), "cwd": cwd, "session": session}
     request.update({"context": context, "agent": agent})
     digest = call_digest(tool, args, cwd, session, context, agent)
     where = address or ServicePaths(home).hook_socket
-    return _ask(where, "/v1/decide", request, digest, home, key, connect_timeout)
+    return _ask(where, "/v1/decide", request, digest, home, key, connect_timeout, deadline)
 
 
 def propose_via_service(
@@ -159,13 +162,14 @@ def propose_via_service(
     key: str | None = None,
     address: str | None = None,
     connect_timeout: float = CONNECT_TIMEOUT_S,
+    deadline: Deadline | None = None,
 ) -> Decision:
     """Propose an action (F-APPROVE-5) and wait for the owner: allow means the
     service carried it out."""
     request = {"kind": kind, "args": dict(args), "session": session, "agent": agent}
     digest = call_digest(kind, args, None, session, None, agent)
     where = address or ServicePaths(home).hook_socket
-    return _ask(where, "/v1/proposals", request, digest, home, key, connect_timeout)
+    return _ask(where, "/v1/proposals", request, digest, home, key, connect_timeout, deadline)
 
 
 def _ask(
@@ -176,15 +180,26 @@ def _ask(
     home: str,
     key: str | None,
     connect_timeout: float,
+    deadline: Deadline | None,
 ) -> Decision:
     try:
         pinned = pinned_key(ServicePaths(home), key)
     except Unverified as err:
         return unverified(err.code, str(err))
     nonce = request["nonce"] = os.urandom(16).hex()
+    bound = deadline or Deadline(float("inf"))
     try:
-        status, reply = exchange(where, "POST", path, request, connect_timeout=connect_timeout)
+        status, reply = exchange(
+            where,
+            "POST",
+            path,
+            request,
+            timeout=bound.wait_s(DECIDE_TIMEOUT_S),
+            connect_timeout=bound.wait_s(connect_timeout),
+        )
     except (Unreachable, Disconnected) as err:
+        if bound.wait_s() <= 0:
+            return service_timeout(bound)
         return unreachable(str(err))
     if status != 200 or not isinstance(reply, dict):
         problem = reply.get("error") if isinstance(reply, dict) else None
@@ -197,8 +212,8 @@ def _ask(
     try:
         if reply.get("status") == "answered":
             return from_answer(verify(reply, pinned, request=None, nonce=nonce, call=digest))
-        held, deadline = str(reply["request"]), float(reply["deadline"])
-        return _wait(where, held, deadline, pinned, nonce, digest, connect_timeout)
+        held, expires = str(reply["request"]), float(reply["deadline"])
+        return _wait(where, held, expires, pinned, nonce, digest, connect_timeout, bound)
     except Unverified as err:
         return unverified(err.code, str(err))
     except (KeyError, TypeError, ValueError):
@@ -208,23 +223,34 @@ def _ask(
 def _wait(
     where: str,
     held: str,
-    deadline: float,
+    expires: float,
     pinned: bytes,
     nonce: str,
     digest: str,
     connect_timeout: float,
+    bound: Deadline,
 ) -> Decision:
+    """Long-poll for held call `held` until it `expires` (wall clock) and
+    `GRACE_S` more, or the hook's deadline `bound` comes first."""
     problem: str | None = None
-    while (left := deadline + GRACE_S - time.time()) > 0:
+    while (left := expires + GRACE_S - time.time()) > 0:
+        if (mine := bound.wait_s()) <= 0:
+            return service_timeout(bound, held)
         wait = max(0.5, min(LONG_POLL_S, left))
+        if mine < wait + 1:  # the service answers a poll up to `wait` later
+            wait = max(0.1, mine - 1)
         path = f"/v1/held/{held}?nonce={nonce}&wait={wait:.1f}"
         try:
             status, reply = exchange(
-                where, "GET", path, timeout=wait + 10, connect_timeout=connect_timeout
+                where,
+                "GET",
+                path,
+                timeout=min(wait + 10, mine),
+                connect_timeout=min(connect_timeout, mine),
             )
         except (Unreachable, Disconnected) as err:
             problem = str(err)
-            time.sleep(min(0.5, max(0.0, left)))
+            time.sleep(min(0.5, max(0.0, left), bound.wait_s()))
             continue
         problem = None
         if status == 404:
@@ -307,6 +333,32 @@ def outcome_timeout(
     )
 
 
+def service_timeout(bound: Deadline, held: str | None = None) -> Decision:
+    """The hook's deadline came before the service's answer (`gate-timeout`)."""
+    what = (
+        "the approval service did not answer"
+        if held is None
+        else (f"approval request `{held}` was not answered")
+    )
+    return Decision(
+        Verdict.DENY,
+        reason=f"{what} within the hook's deadline of {bound.total:g} s; the call did not run",
+        repair=f"tell the owner, with the code `{GATE_TIMEOUT}`. {NO_RETRY}",
+        code=GATE_TIMEOUT,
+    )
+
+
+def service_deadline(settings: Settings, start: float | None = None) -> Deadline:
+    """A `--service` hook's deadline: `settings.deadline_s`, else `MARGIN_S`
+    below the host timeout `redline install --service` writes for the
+    default hold."""
+    if settings.deadline_s is not None:
+        return settings.deadline_for(start)
+    from redline.hooks.install.service import host_timeout_s
+
+    return Deadline(below(host_timeout_s()), start)
+
+
 def unreachable(problem: str) -> Decision:
     return Decision(
         Verdict.DENY,
@@ -334,11 +386,15 @@ def handle_service(
     settings: Settings,
     environ: Mapping[str, str],
     key: str | None = None,
+    deadline: Deadline | None = None,
 ) -> HookReply:
     """`redline hook AGENT --service`: like `hooks.base.handle`, but the
-    service decides. Never raises; every failure is the adapter's block."""
-    from redline.hooks.base import POST_TOOL_USE, HookError, home_of, internal_error, read_payload
+    service decides, by `deadline` (default `service_deadline`). Never
+    raises; every failure is the adapter's block."""
+    from redline.hooks.base import POST_TOOL_USE, failed, home_of, read_payload
 
+    if deadline is None:
+        deadline = service_deadline(settings)
     try:
         call = adapter.parse(read_payload(stdin), settings)
         if call.event == POST_TOOL_USE:
@@ -352,11 +408,10 @@ def handle_service(
             agent=call.host,
             home=home_of(environ),
             key=key or environ.get("REDLINE_SERVICE_KEY") or None,
+            deadline=deadline,
         )
         if decision.code == "approved":
             settings = settings._replace(allow_explicit=True)
         return adapter.render(call, decision, settings)
-    except HookError as error:
-        return adapter.failure(f"redline blocked this call: {error}")
     except Exception as error:  # noqa: BLE001 - fail closed on anything
-        return adapter.failure(internal_error(error))
+        return failed(adapter, error)

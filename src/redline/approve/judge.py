@@ -6,7 +6,7 @@ these steps, so an auto-decided call is answered the same way by either.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from redline.approve.client import call_digest
 from redline.approve.signing import Signer
@@ -14,8 +14,11 @@ from redline.audit.entry import Record
 from redline.audit.recorder import LogUnavailable, decision_record, deny_log_unavailable
 from redline.audit.redact import KnownSecrets, is_secret_name, secret_values
 from redline.audit.store import Payload
-from redline.decision import Decision
+from redline.decision import Decision, Verdict
 from redline.gate.actions import ToolCall
+
+if TYPE_CHECKING:
+    from redline.gatekeeper import Gate
 
 Append = Callable[[Record, Payload | None], Awaitable[int]]
 """Logs a record and returns its seq once committed (`LogUnavailable` if not)."""
@@ -61,6 +64,42 @@ def read_call(body: Mapping[str, Any]) -> Call:
     nonce = nonce_of(body)
     cwd, context, session, agent = strings(body, ("cwd", "context", "session", "agent"))
     return Call(ToolCall(tool, args, cwd, context, session), nonce, agent)
+
+
+UNREADABLE = ToolCall("(unreadable)", {}, None, None, None)
+"""What the log names for a request whose call could not even be read."""
+
+
+def check(gate: Gate, call: ToolCall) -> Decision:
+    """The gate's decision for `call`. A call that breaks the gate (nested too
+    deeply for it, or any fault) is a deny, logged like any other, never an
+    HTTP 500 that the hook would report as `gate-unreachable`. `ValueError`
+    (an unknown context) is the caller's 400."""
+    try:
+        return gate.check(call)
+    except ValueError:
+        raise
+    except RecursionError:
+        problem = "the call is nested too deeply to judge"
+    except Exception as err:  # noqa: BLE001 - fail closed, with the reason
+        problem = f"the gate failed on this call ({type(err).__name__}: {err})"
+    return Decision(
+        Verdict.DENY,
+        reason=problem,
+        repair="write the call plainly; if it keeps failing, tell the owner",
+        code="unjudgeable",
+    )
+
+
+async def record_unreadable(append: Append, problem: str, known: KnownSecrets) -> None:
+    """Log a request refused before its call could be read (`unjudgeable`)."""
+    decision = Decision(
+        Verdict.DENY,
+        reason=f"the request cannot be judged: {problem}",
+        repair="send the call as a plain JSON object",
+        code="unjudgeable",
+    )
+    await record(append, UNREADABLE, None, decision, known)
 
 
 async def record(

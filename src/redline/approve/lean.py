@@ -13,6 +13,7 @@ refuses it, so this path never loosens what the app enforces.
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
 
 from starlette.types import Receive, Scope, Send
@@ -87,10 +88,23 @@ async def reply(
     await send({"type": "http.response.body", "body": body})
 
 
+class Unreadable(ValueError):
+    """A body that is not UTF-8 JSON nested within `jsoninput.MAX_DEPTH`: a
+    call the gate cannot judge, logged as a deny before the 400."""
+
+
 def parse(data: bytes) -> dict[str, Any]:
-    """A JSON object body; `ValueError` naming what is wrong."""
+    """A JSON object body; `ValueError` naming what is wrong (`Unreadable` for
+    bytes that are not UTF-8 and for JSON nested so deeply that `json` alone
+    would raise `RecursionError`, an HTTP 500)."""
+    from redline.jsoninput import TooDeep, loads
+
     try:
-        body = json.loads(data)
+        body = loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise Unreadable("the body is not UTF-8 text") from None
+    except TooDeep as err:
+        raise Unreadable(f"the body cannot be judged: {err}") from None
     except ValueError:
         raise ValueError("the body is not JSON") from None
     if not isinstance(body, dict):
@@ -98,9 +112,17 @@ def parse(data: bytes) -> dict[str, Any]:
     return body
 
 
-async def read_call(receive: Receive, send: Send) -> tuple[bytes, dict[str, Any]] | None:
+Refused = Callable[[str], Awaitable[None]]
+"""Logs a request refused before its call could be read."""
+
+
+async def read_call(
+    receive: Receive, send: Send, refused: Refused | None = None
+) -> tuple[bytes, dict[str, Any]] | None:
     """A decision request's body and its JSON object; `None` once refused
-    (413, 400) or when the hook went away before sending it all."""
+    (413, 400) or when the hook went away before sending it all. An
+    `Unreadable` body is logged through `refused` first: a call that cannot be
+    judged is a logged deny."""
     try:
         data = await read_body(receive)
     except BodyTooLarge:
@@ -111,12 +133,14 @@ async def read_call(receive: Receive, send: Send) -> tuple[bytes, dict[str, Any]
     try:
         return data, parse(data)
     except ValueError as err:
+        if refused is not None and isinstance(err, Unreadable):
+            await refused(str(err))
         await reply(send, 400, {"error": str(err)})
         return None
 
 
 async def decide(service: Service, scope: Scope, receive: Receive, send: Send) -> None:
-    request = await read_call(receive, send)
+    request = await read_call(receive, send, service.record_unreadable)
     if request is None:
         return
     try:

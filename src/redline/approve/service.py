@@ -150,6 +150,10 @@ class Service:
     ) -> tuple[Decision, int | None]:
         return await judge.record(self.writer.append, call, agent, decision, self.known)
 
+    async def record_unreadable(self, problem: str) -> None:
+        """Log a decision request refused before its call could be read."""
+        await judge.record_unreadable(self.writer.append, problem, self.known)
+
     def _now(
         self, nonce: str, digest: str, seq: int | None, decision: Decision
     ) -> tuple[dict[str, Any], bytes]:
@@ -162,7 +166,7 @@ class Service:
     async def decide_reply(self, body: Mapping[str, Any]) -> tuple[dict[str, Any], bytes | None]:
         """`decide`'s reply, and its JSON text when it is a signed answer."""
         call, nonce, agent = asked = judge.read_call(body)
-        decision, seq = await self._record(call, agent, self.gate.check(call))
+        decision, seq = await self._record(call, agent, judge.check(self.gate, call))
         digest = asked.digest
         if decision.verdict is not Verdict.ASK:
             return self._now(nonce, digest, seq, decision)

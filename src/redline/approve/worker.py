@@ -68,16 +68,16 @@ class Worker:
             await relay.forward(client, scope, receive, send, None)
 
     async def _decide(self, client: Any, scope: Scope, receive: Receive, send: Send) -> None:
-        request = await lean.read_call(receive, send)
+        request = await lean.read_call(receive, send, self._record_unreadable)
         if request is None:
             return
         data, body = request
         try:
             asked = judge.read_call(body)
+            decision = judge.check(self.gate, asked.call)
         except ValueError as err:
             await lean.reply(send, 400, {"error": str(err)})
             return
-        decision = self.gate.check(asked.call)
         if decision.verdict is Verdict.ASK:
             # Held calls live in the service: it judges this one again and holds it.
             await relay.forward(client, scope, receive, send, data)
@@ -87,6 +87,9 @@ class Worker:
         )
         answer, text = judge.answer_now(self.signer, asked.nonce, asked.digest, seq, decision)
         await lean.reply(send, 200, answer, text, self._judged_by)
+
+    async def _record_unreadable(self, problem: str) -> None:
+        await judge.record_unreadable(self.writer.append, problem, self.known)
 
     async def _lifespan(self, receive: Receive, send: Send) -> None:
         while True:

@@ -31,9 +31,12 @@ from redline.audit.store import (
     seal_batch,
     where,
 )
+from redline.deadline import Deadline
 
 DEFAULT_SCHEMA = "redline"
 CONNECT_TIMEOUT_S = 5
+MIN_CONNECT_TIMEOUT_S = 2
+"""libpq's least connect timeout: a smaller one counts as 2 s."""
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]{0,62}")
 
 
@@ -80,6 +83,12 @@ _HEAD = "SELECT seq, hash FROM {entries} ORDER BY seq DESC LIMIT 1"
 # prepared statements): a lock refused (NOWAIT) leaves nothing queued behind
 # it, whose skipped preparation would confuse the driver's statement cache.
 _OPEN = {True: f"BEGIN; {_LOCK}; {_HEAD}", False: f"BEGIN; {_LOCK} NOWAIT; {_HEAD}"}
+# With a deadline, every wait of the transaction (the lock, each statement)
+# is bounded by what is left of it (milliseconds, set per transaction).
+_OPEN_BY = "BEGIN; SET LOCAL lock_timeout = %d; SET LOCAL statement_timeout = %d; "
+_LOCK_AND_HEAD = f"{_LOCK}; {_HEAD}"
+# Raised when a bounded wait ran out: the lock (55P03), a statement (57014).
+_TIMED_OUT = (psycopg.errors.LockNotAvailable, psycopg.errors.QueryCanceled)
 _FIRST_PAGE = "SELECT seq, prev, hash, body FROM {entries} ORDER BY seq LIMIT %s"
 _PAGE = "SELECT seq, prev, hash, body FROM {entries} WHERE seq > %s ORDER BY seq LIMIT %s"
 _PAGE_SIZE = 5_000
@@ -107,16 +116,28 @@ class PostgresStore:
         self._queries: dict[str, bytes] = {}
 
     @classmethod
-    def open(cls, url: str) -> PostgresStore:
+    def open(cls, url: str, *, deadline: Deadline | None = None) -> PostgresStore:
+        """`deadline` bounds the connection (libpq counts whole seconds, 2 at
+        least) and the schema check."""
         conninfo, schema = _parse(url)
+        timeout = CONNECT_TIMEOUT_S
+        if deadline is not None:
+            timeout = max(MIN_CONNECT_TIMEOUT_S, min(timeout, int(deadline.wait_s())))
         try:
-            conn = psycopg.connect(conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S)
+            conn = psycopg.connect(conninfo, autocommit=True, connect_timeout=timeout)
         except psycopg.Error as err:
             raise _unavailable(url, err) from err
         try:
-            _ensure_schema(conn, schema)
+            if deadline is not None:
+                with conn.transaction():
+                    _bound(conn, deadline)
+                    _ensure_schema(conn, schema)
+            else:
+                _ensure_schema(conn, schema)
         except psycopg.Error as err:
             conn.close()
+            if isinstance(err, _TIMED_OUT):
+                raise LogBusy(display_url(url)) from None
             raise _unavailable(url, err) from err
         return cls(url, schema, conn)
 
@@ -124,16 +145,27 @@ class PostgresStore:
     def url(self) -> str:
         return display_url(self._url)
 
-    def append(self, record: Record, payload: Payload | None = None) -> Entry:
-        return self.append_many([(record, payload)])[0]
+    def append(
+        self, record: Record, payload: Payload | None = None, *, deadline: Deadline | None = None
+    ) -> Entry:
+        return self.append_many([(record, payload)], deadline=deadline)[0]
 
     def append_many(
-        self, items: Sequence[tuple[Record, Payload | None]], *, wait: bool = True
+        self,
+        items: Sequence[tuple[Record, Payload | None]],
+        *,
+        wait: bool = True,
+        deadline: Deadline | None = None,
     ) -> list[Entry]:
         """Chain several records in one transaction: all are committed, or none.
-        `wait=False`: `LogBusy` at once while another session holds the lock."""
+        `wait=False`: `LogBusy` at once while another session holds the lock;
+        `deadline`: `LogBusy` once the lock or a statement waits past it."""
         conn = self._conn
-        opening = self._q(_OPEN[wait])
+        if wait and deadline is not None:
+            ms = max(1, int(deadline.wait_s() * 1000))
+            opening = (_OPEN_BY % (ms, ms)).encode() + self._q(_LOCK_AND_HEAD)
+        else:
+            opening = self._q(_OPEN[wait])
         with self._lock:
             try:
                 with conn.cursor() as cur:
@@ -150,7 +182,7 @@ class PostgresStore:
                     cur.execute(b"COMMIT")
             except BaseException as err:
                 self._rollback()
-                if isinstance(err, psycopg.errors.LockNotAvailable):
+                if isinstance(err, _TIMED_OUT):
                     raise LogBusy(self.url) from None
                 if isinstance(err, psycopg.Error):
                     raise _unavailable(self._url, err) from err
@@ -258,6 +290,12 @@ class PostgresStore:
                     return cur.fetchall()
             except psycopg.Error as err:
                 raise _unavailable(self._url, err) from err
+
+
+def _bound(conn: psycopg.Connection[Any], deadline: Deadline) -> None:
+    """Bound the waits of the transaction `conn` is in by `deadline`."""
+    ms = max(1, int(deadline.wait_s() * 1000))
+    conn.execute((_OPEN_BY.removeprefix("BEGIN; ") % (ms, ms)).encode())
 
 
 def _ddl(text: str) -> bytes:

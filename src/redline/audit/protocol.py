@@ -15,6 +15,7 @@ if TYPE_CHECKING:
 
     from redline.audit.entry import Entry, Head, Link, Record
     from redline.audit.store import Payload, Query
+    from redline.deadline import Deadline
 
 
 class Store(Protocol):
@@ -26,16 +27,23 @@ class Store(Protocol):
         """Where the log lives, with any password redacted."""
         ...
 
-    def append(self, record: Record, payload: Payload | None = None) -> Entry:
+    def append(
+        self, record: Record, payload: Payload | None = None, *, deadline: Deadline | None = None
+    ) -> Entry:
         """Chain `record` after the current head; a payload's digest is put in the record."""
         ...
 
     def append_many(
-        self, items: Sequence[tuple[Record, Payload | None]], *, wait: bool = True
+        self,
+        items: Sequence[tuple[Record, Payload | None]],
+        *,
+        wait: bool = True,
+        deadline: Deadline | None = None,
     ) -> list[Entry]:
         """Chain several records in one transaction (a writer's group commit):
         every one is committed, or `LogUnavailable` and none is. With `wait`
-        false, `LogBusy` at once if another process holds the write lock."""
+        false, `LogBusy` at once if another process holds the write lock; with
+        a `deadline`, `LogBusy` once the lock is still held near it."""
         ...
 
     def get(self, seq: int) -> Entry | None: ...

@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from redline.audit.protocol import Store
+    from redline.deadline import Deadline
 
 __all__ = [
     "MAX_ARG_CHARS",
@@ -72,6 +73,7 @@ def record_decision(
     now: datetime | None = None,
     payload_ttl: timedelta | None = None,
     environ: Mapping[str, str] | None = None,
+    deadline: Deadline | None = None,
 ) -> int:
     """Append a `decision` entry and return its seq.
 
@@ -80,7 +82,8 @@ def record_decision(
     of secret-named variables in `environ`, default the process environment)
     and long strings are cut. A call that was not allowed keeps its payload
     whole (redacted) until `now + payload_ttl` (default `DEFAULT_PAYLOAD_TTL`):
-    `payload` if given, else the arguments. Raises `LogUnavailable` when the log cannot be written.
+    `payload` if given, else the arguments. Raises `LogUnavailable` when the log cannot be written
+    (`LogBusy` when another process holds it past `deadline`).
     """
     record, kept = decision_record(
         session=session,
@@ -94,7 +97,7 @@ def record_decision(
         payload_ttl=payload_ttl,
         environ=environ,
     )
-    return store.append(record, kept).seq
+    return store.append(record, kept, deadline=deadline).seq
 
 
 def decision_record(
@@ -208,7 +211,17 @@ def notice_record(
 
 
 def deny_log_unavailable(err: LogUnavailable) -> Decision:
-    """The gate's answer when the log cannot be written: no record, no run."""
+    """The gate's answer when the log cannot be written: no record, no run.
+    A log held by another process past the deadline is `log-busy`."""
+    from redline.audit.store import LogBusy
+
+    if isinstance(err, LogBusy):
+        return Decision(
+            Verdict.DENY,
+            reason=f"the approval log is busy, so the call cannot be recorded: {err.problem}",
+            repair=err.repair,
+            code="log-busy",
+        )
     return Decision(
         Verdict.DENY,
         reason=f"the approval log cannot be written: {err.problem}",

@@ -27,6 +27,7 @@ from redline.audit.store import open_store, resolve_url
 TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
 if TYPE_CHECKING:
     from redline.audit.protocol import Store
+    from redline.deadline import Deadline
 
 WAL_LIMIT_BYTES = 1 << 20
 """A kept SQLite log folds and empties its write-ahead log past this size:
@@ -49,8 +50,9 @@ def _identity(store: Store) -> tuple[int, int] | None:
     return (status.st_dev, status.st_ino)
 
 
-def shared_log(environ: Mapping[str, str]) -> Store:
-    """The log `environ` names (see `resolve_url`), kept open for this process.
+def shared_log(environ: Mapping[str, str], deadline: Deadline | None = None) -> Store:
+    """The log `environ` names (see `resolve_url`), kept open for this process;
+    `deadline` bounds opening it.
 
     Do not close it; call `drop_shared_log` after a `LogUnavailable` from it."""
     url = resolve_url(None, environ)
@@ -61,7 +63,7 @@ def shared_log(environ: Mapping[str, str]) -> Store:
             if kept_pid == pid and kept_url == url and _identity(store) == identity:
                 return store
             _forget(pid)
-        store = open_store(url)
+        store = open_store(url, deadline=deadline)
         identity = _identity(store)
         if identity is not None:  # SQLite, never closed: keep its WAL short
             store.wal_limit = WAL_LIMIT_BYTES  # type: ignore[attr-defined]

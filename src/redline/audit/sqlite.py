@@ -31,6 +31,8 @@ if TYPE_CHECKING:
     from datetime import datetime
     from pathlib import Path
     from typing import Any, Self
+
+    from redline.deadline import Deadline
 else:
     try:
         # The C module `sqlite3` wraps (the same classes): the wrapper loads
@@ -40,6 +42,7 @@ else:
         import sqlite3
 
 BUSY_TIMEOUT_S = 30.0
+BUSY_TIMEOUT_MS = int(BUSY_TIMEOUT_S * 1000)
 SYNCHRONOUS = ("NORMAL", "FULL", "EXTRA", "OFF")
 
 _SCHEMA = (
@@ -95,7 +98,10 @@ class SqliteStore:
         self.wal_limit: int | None = None
 
     @classmethod
-    def open(cls, url: str, *, create: bool = True) -> SqliteStore:
+    def open(
+        cls, url: str, *, create: bool = True, deadline: Deadline | None = None
+    ) -> SqliteStore:
+        """`deadline`: how long opening may wait for another process's lock."""
         path, synchronous = parse_url(url)
         if not create and not os.path.isfile(path):
             raise LogUnavailable(
@@ -106,7 +112,10 @@ class SqliteStore:
             if create:
                 os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
             conn = sqlite3.connect(
-                path, timeout=BUSY_TIMEOUT_S, isolation_level=None, check_same_thread=False
+                path,
+                timeout=BUSY_TIMEOUT_S if deadline is None else deadline.wait_s(BUSY_TIMEOUT_S),
+                isolation_level=None,
+                check_same_thread=False,
             )
         except (OSError, sqlite3.Error) as err:
             raise _unavailable(path, err) from err
@@ -118,8 +127,12 @@ class SqliteStore:
                 for statement in _SCHEMA:
                     conn.execute(statement)
                 conn.execute("COMMIT")
+            if deadline is not None:  # the deadline bounded the opening only
+                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         except sqlite3.Error as err:
             conn.close()
+            if isinstance(err, sqlite3.OperationalError) and _busy(err):
+                raise LogBusy(path) from None
             raise _unavailable(path, err) from err
         return cls(path, conn, synchronous)
 
@@ -127,22 +140,32 @@ class SqliteStore:
     def url(self) -> str:
         return display_url(f"sqlite://{self.path}")
 
-    def append(self, record: Record, payload: Payload | None = None) -> Entry:
-        return self.append_many([(record, payload)])[0]
+    def append(
+        self, record: Record, payload: Payload | None = None, *, deadline: Deadline | None = None
+    ) -> Entry:
+        return self.append_many([(record, payload)], deadline=deadline)[0]
 
     def append_many(
-        self, items: Sequence[tuple[Record, Payload | None]], *, wait: bool = True
+        self,
+        items: Sequence[tuple[Record, Payload | None]],
+        *,
+        wait: bool = True,
+        deadline: Deadline | None = None,
     ) -> list[Entry]:
         """Chain several records in one transaction: all are committed, or none.
         `wait=False`: `LogBusy` rather than SQLite's busy wait, which sleeps
-        in whole milliseconds (an event loop retries sooner, see `LogWriter`)."""
+        in whole milliseconds (an event loop retries sooner, see `LogWriter`).
+        `deadline`: wait for another process's write lock until then at most;
+        `LogBusy` past it."""
         conn = self._conn
         with self._lock:
             try:
-                if wait:
-                    conn.execute("BEGIN IMMEDIATE")
-                else:
+                if not wait:
                     self._begin_now()
+                elif deadline is not None:
+                    self._begin_by(deadline)
+                else:
+                    conn.execute("BEGIN IMMEDIATE")
                 try:
                     row = conn.execute(
                         "SELECT seq, hash FROM entries ORDER BY seq DESC LIMIT 1"
@@ -171,16 +194,23 @@ class SqliteStore:
         return entries
 
     def _begin_now(self) -> None:
+        self._begin_within(0)
+
+    def _begin_by(self, deadline: Deadline) -> None:
+        self._begin_within(int(deadline.wait_s(BUSY_TIMEOUT_S) * 1000))
+
+    def _begin_within(self, busy_ms: int) -> None:
+        """`BEGIN IMMEDIATE`, waiting `busy_ms` at most for the write lock."""
         conn = self._conn
-        conn.execute("PRAGMA busy_timeout = 0")
+        conn.execute(f"PRAGMA busy_timeout = {busy_ms}")
         try:
             conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as err:
             if _busy(err):
-                raise LogBusy(self.path) from None
+                raise LogBusy(self.path, busy_ms / 1000) from None
             raise
         finally:
-            conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
 
     def _trim_wal(self, limit: int) -> None:
         """Fold the write-ahead log into the database and truncate it once it
@@ -204,7 +234,7 @@ class SqliteStore:
             try:
                 conn.execute("PRAGMA wal_checkpoint(TRUNCATE)").fetchall()
             finally:
-                conn.execute(f"PRAGMA busy_timeout = {int(BUSY_TIMEOUT_S * 1000)}")
+                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         except sqlite3.Error:
             return  # busy, or the connection broke: the next append tries again
 

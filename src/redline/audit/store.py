@@ -28,6 +28,7 @@ if TYPE_CHECKING:
     from typing import Any
 
     from redline.audit.protocol import Store
+    from redline.deadline import Deadline
 
 __all__ = [
     "DEFAULT_PAYLOAD_TTL",
@@ -62,10 +63,15 @@ class LogUnavailable(Exception):
 
 class LogBusy(LogUnavailable):
     """Another process holds the log's write lock, and the caller asked not to
-    wait for it (`append_many(..., wait=False)`): nothing was written; try again."""
+    wait for it (`append_many(..., wait=False)`) or not past its deadline:
+    nothing was written; try again."""
 
-    def __init__(self, where: str) -> None:
-        super().__init__(f"another process is writing to approval log `{where}`", "try again")
+    def __init__(self, where: str, waited_s: float | None = None) -> None:
+        waited = "" if waited_s is None else f" (waited {waited_s:.1f} s for it)"
+        super().__init__(
+            f"another process is writing to approval log `{where}`{waited}",
+            "try again in a moment; if the log stays busy, tell the owner",
+        )
 
 
 def __getattr__(name: str) -> Any:
@@ -130,19 +136,20 @@ def resolve_url(explicit: str | None, environ: Mapping[str, str]) -> str:
     return configured or default_url(environ)
 
 
-def open_store(url: str, *, create: bool = True) -> Store:
+def open_store(url: str, *, create: bool = True, deadline: Deadline | None = None) -> Store:
     """Open the log at `url`. With `create=False` a missing SQLite file is an
-    error instead of a new, empty log (for readers such as `redline log show`)."""
+    error instead of a new, empty log (for readers such as `redline log show`).
+    `deadline` bounds the connection and any lock the opening waits for."""
     scheme, sep, _ = url.partition("://")
     scheme = scheme.lower()
     if scheme == "sqlite" or not sep:
         from redline.audit.sqlite import SqliteStore
 
-        return SqliteStore.open(url, create=create)
+        return SqliteStore.open(url, create=create, deadline=deadline)
     if scheme in {"postgresql", "postgres"}:
         from redline.audit.postgres import PostgresStore
 
-        return PostgresStore.open(url)
+        return PostgresStore.open(url, deadline=deadline)
     raise LogUnavailable(
         f"unknown log store url `{url}`",
         "use `sqlite:///PATH` or `postgresql://USER@HOST/DB`",

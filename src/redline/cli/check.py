@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -268,23 +268,55 @@ def judge_any_line(line: dict[str, Any], gates: _GateOnce) -> Decision:
 
 
 def run_batch(stdin: TextIO, stdout: TextIO, judge: LineJudge) -> int:
-    """One JSON object out per line in, in order; a bad line is denied, and the batch goes on."""
+    """One JSON object out per line in, in order; a bad line is denied, and the
+    batch goes on: nothing in a line (JSON nested past `MAX_DEPTH`, bytes that
+    are not UTF-8, input that breaks the gate) ends it, except a broken policy."""
     import json
 
-    for number, raw in enumerate(stdin, 1):
-        if not raw.strip():
+    from redline.jsoninput import loads
+
+    for number, raw in enumerate(_lines(stdin), 1):
+        if isinstance(raw, str) and not raw.strip():
             continue
         try:
-            line = json.loads(raw)
+            if not isinstance(raw, str):
+                raise ValueError("the line is not UTF-8 text")
+            line = loads(raw)
             if not isinstance(line, dict):
                 raise ValueError("each line must be a JSON object")
             out: dict[str, Any] = judge(line).to_json()
         except (ValueError, TypeError) as error:
-            out = {"verdict": "deny", "hardline": False, "rules": [], "reason": "",
-                   "error": f"line {number}: {error}"}  # fmt: skip
+            out = _denied_line(number, str(error))
+        except RecursionError:
+            out = _denied_line(number, "it is nested too deeply to judge")
+        except Exception as error:
+            from redline.policy.load import PolicyError
+
+            if isinstance(error, PolicyError):
+                raise
+            out = _denied_line(number, f"the gate failed on it ({type(error).__name__}: {error})")
         stdout.write(json.dumps(out) + "\n")
         stdout.flush()
     return exitcodes.ALLOW
+
+
+def _lines(stdin: TextIO) -> Iterator[str | bytes]:
+    """The lines of `stdin`, decoded one by one: a line that is not UTF-8 comes
+    as its bytes (denied) instead of ending the batch."""
+    binary = getattr(stdin, "buffer", None)
+    if binary is None:
+        yield from stdin
+        return
+    for raw in binary:
+        try:
+            yield raw.decode("utf-8")
+        except UnicodeDecodeError:
+            yield raw
+
+
+def _denied_line(number: int, problem: str) -> dict[str, Any]:
+    return {"verdict": "deny", "hardline": False, "rules": [], "reason": "",
+            "error": f"line {number}: {problem}"}  # fmt: skip
 
 
 _LABEL = {Verdict.ALLOW: "ALLOW", Verdict.ASK: "ASK", Verdict.DENY: "DENY"}

@@ -14,6 +14,7 @@ import os
 import sys
 from collections.abc import Sequence
 
+from redline.deadline import DEADLINE_ENV, parse_seconds, process_start
 from redline.hooks.base import (
     BLOCK,
     PERMISSION_REQUEST,
@@ -45,7 +46,7 @@ EVENT_NAMES = {
 USAGE = (
     "usage: redline hook {claude-code,codex,gemini,hermes,generic} [--event EVENT] "
     "[--allow-explicit] [--ask native|deny] [--context CONTEXT] [--defer-ask] "
-    "[--service [--service-key BASE64]]"
+    "[--deadline SECONDS] [--service [--service-key BASE64]]"
 )
 
 
@@ -90,7 +91,7 @@ def parse_args(argv: Sequence[str], settings: Settings) -> tuple[str, Settings]:
     while args:
         flag = args.pop(0)
         name, _, value = flag.partition("=")
-        needs_value = name in ("--event", "--ask", "--context")
+        needs_value = name in ("--event", "--ask", "--context", "--deadline")
         if needs_value and not value:
             if not args:
                 raise UsageError(f"`{name}` needs a value")
@@ -110,6 +111,13 @@ def parse_args(argv: Sequence[str], settings: Settings) -> tuple[str, Settings]:
             settings = settings._replace(ask=value)
         elif name == "--context":
             settings = settings._replace(context=value)
+        elif name == "--deadline":
+            try:
+                settings = settings._replace(deadline_s=parse_seconds(value))
+            except ValueError:
+                raise UsageError(
+                    f"`--deadline` takes a positive number of seconds, not `{value}`"
+                ) from None
         else:
             raise UsageError(f"unknown option `{flag}`")
     return host, settings
@@ -117,23 +125,36 @@ def parse_args(argv: Sequence[str], settings: Settings) -> tuple[str, Settings]:
 
 def fast_main(argv: Sequence[str]) -> int:
     """Run one hook; never raises and never returns a code that means "go ahead"
-    by accident."""
+    by accident, and answers by its deadline (see `redline.deadline`)."""
+    start = process_start()
     given = list(argv)
     try:
         argv, service, key = service_flags(argv)
-        host, settings = parse_args(argv, Settings.from_environ(os.environ))
+        try:
+            environ_settings = Settings.from_environ(os.environ)
+        except ValueError as error:
+            raise UsageError(f"`${DEADLINE_ENV}`: {error}") from None
+        host, settings = parse_args(argv, environ_settings)
         adapter = adapter_for(host)
         if service:
-            from redline.approve.client import handle_service
+            from redline.approve.client import handle_service, service_deadline
+
+            deadline = service_deadline(settings, start)
+        else:
+            deadline = settings.deadline_for(start)
+        from redline.hooks.watchdog import Watchdog
+
+        watchdog = Watchdog(deadline, adapter).arm()
     except UsageError as error:
         sys.stderr.write(f"redline hook: {error}\n{USAGE}\n")
         return _refuse_start(given, f"redline blocked this call: the hook's arguments: {error}")
     except Exception as error:  # noqa: BLE001 - fail closed
         return _refuse_start(given, f"redline blocked this call: the hook failed to start: {error}")
     if service:
-        reply = handle_service(adapter, sys.stdin.buffer, settings, os.environ, key)
+        reply = handle_service(adapter, sys.stdin.buffer, settings, os.environ, key, deadline)
     else:
-        reply = handle(adapter, sys.stdin.buffer, settings, os.environ)
+        reply = handle(adapter, sys.stdin.buffer, settings, os.environ, deadline)
+    watchdog.claim()
     return emit(reply, sys.stdout, sys.stderr)
 
 

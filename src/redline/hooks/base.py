@@ -13,11 +13,19 @@ the session state load in `redline.hooks.judge` when a call is judged.
 
 from __future__ import annotations
 
-import json
 import os
 import sys
 from collections.abc import Mapping
 
+from redline.deadline import (
+    DEADLINE_ENV,
+    GATE_TIMEOUT,
+    HOST_TIMEOUT_S,
+    Deadline,
+    DeadlinePassed,
+    below,
+    parse_seconds,
+)
 from redline.fasttuple import NamedTuple
 
 TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
@@ -34,6 +42,8 @@ PERMISSION_REQUEST = "permission-request"
 
 ASK_NATIVE = "native"
 ASK_DENY = "deny"
+
+HOOK_FAILED = "hook-failed"
 
 BLOCK = 2
 """The exit code that Claude Code, Codex and Gemini CLI read as "block this
@@ -55,7 +65,9 @@ class Settings(NamedTuple):
     `context`: the gate context (`interactive`, `gateway`, `cron`,
     `single_query`). `event`: the event to handle when the payload does not
     say. `defer_ask`: Codex only, leave asks to Codex's own approval prompt
-    (its `PermissionRequest` hook is redline too).
+    (its `PermissionRequest` hook is redline too). `deadline_s`: the seconds
+    the hook has to answer (`--deadline`, `$REDLINE_HOOK_DEADLINE`), below
+    the host's timeout; `None` for the default (see `deadline_for`).
     """
 
     allow_explicit: bool = False
@@ -63,19 +75,29 @@ class Settings(NamedTuple):
     context: str | None = None
     event: str | None = None
     defer_ask: bool = False
+    deadline_s: float | None = None
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Settings:
+        """`ValueError` for a `$REDLINE_HOOK_DEADLINE` that is not a number of seconds."""
         allow = environ.get("REDLINE_HOOK_ALLOW", "").strip().lower()
         ask = environ.get("REDLINE_HOOK_ASK", "").strip().lower() or ASK_NATIVE
         context = environ.get("REDLINE_CONTEXT", "").strip() or None
         defer = environ.get("REDLINE_CODEX_DEFER_ASK", "").strip().lower()
+        deadline = environ.get(DEADLINE_ENV, "").strip()
         return cls(
             allow_explicit=allow in ("explicit", "1", "true", "yes"),
             ask=ask,
             context=context,
             defer_ask=defer in ("1", "true", "yes"),
+            deadline_s=parse_seconds(deadline) if deadline else None,
         )
+
+    def deadline_for(self, start: float | None = None) -> Deadline:
+        """The hook's deadline: `deadline_s` from `start` (default now), else
+        `MARGIN_S` below the timeout `redline install` writes for the host."""
+        seconds = self.deadline_s if self.deadline_s is not None else below(HOST_TIMEOUT_S)
+        return Deadline(seconds, start)
 
 
 class HookCall(NamedTuple):
@@ -116,8 +138,9 @@ class HookAdapter:
     def render(self, call: HookCall, decision: Decision, settings: Settings) -> HookReply:
         raise NotImplementedError
 
-    def failure(self, reason: str) -> HookReply:
-        """The hook could not judge the call: block it, saying why."""
+    def failure(self, reason: str, code: str = HOOK_FAILED) -> HookReply:
+        """The hook could not judge the call: block it, saying why (`code`
+        for hosts that read one)."""
         return HookReply(BLOCK, stderr=reason + "\n")
 
     def acknowledge(self, call: HookCall) -> HookReply:
@@ -131,10 +154,14 @@ def read_payload(stream: IO[bytes]) -> dict[str, Any]:
         raise HookError(f"the hook input is larger than {MAX_INPUT_BYTES // (1024 * 1024)} MiB")
     if not data.strip():
         raise HookError("the hook input is empty; expected a JSON object on stdin")
+    from redline.jsoninput import TooDeep, loads
+
     try:
-        value = json.loads(data.decode("utf-8"))
+        value = loads(data.decode("utf-8"))
     except UnicodeDecodeError:
         raise HookError("the hook input is not utf-8 text") from None
+    except TooDeep as error:
+        raise HookError(f"the hook input cannot be judged: {error}") from None
     except ValueError as error:
         raise HookError(f"the hook input is not valid JSON ({error})") from None
     if not isinstance(value, dict):
@@ -184,8 +211,10 @@ def handle(
     stdin: IO[bytes],
     settings: Settings,
     environ: Mapping[str, str],
+    deadline: Deadline | None = None,
 ) -> HookReply:
-    """Judge one event. Never raises: every failure is the adapter's block."""
+    """Judge one event by `deadline` (default `settings.deadline_for()`).
+    Never raises: every failure is the adapter's block."""
     import gc
 
     # A process's first call imports the gate, which allocates enough objects
@@ -197,26 +226,48 @@ def handle(
     cold = gc.isenabled() and "redline.hooks.judge" not in sys.modules
     if cold:
         gc.disable()
+    if deadline is None:
+        deadline = settings.deadline_for()
     try:
         call = adapter.parse(read_payload(stdin), settings)
         from redline.hooks import judge
 
         if call.event == POST_TOOL_USE:
-            judge.after(call, environ)
+            judge.after(call, environ, deadline=deadline)
             return adapter.acknowledge(call)
         asks = adapter.can_ask(call, settings)
-        decision = judge.decide(
-            call, environ, judge.same if asks else judge.cannot_ask(adapter.label)
-        )
+        shape = judge.same if asks else judge.cannot_ask(adapter.label)
+        decision = judge.decide(call, environ, shape, deadline)
         return adapter.render(call, decision, settings)
-    except HookError as error:
-        return adapter.failure(f"redline blocked this call: {error}")
     except Exception as error:  # noqa: BLE001 - fail closed on anything
-        return adapter.failure(internal_error(error))
+        return failed(adapter, error)
     finally:
         if cold:
             gc.freeze()
             gc.enable()
+
+
+def failed(adapter: HookAdapter, error: Exception) -> HookReply:
+    """The adapter's block for a call the hook could not judge."""
+    if isinstance(error, HookError):
+        return adapter.failure(f"redline blocked this call: {error}")
+    if isinstance(error, DeadlinePassed):
+        return adapter.failure(timed_out(str(error)), GATE_TIMEOUT)
+    if isinstance(error, RecursionError):
+        return adapter.failure(
+            "redline blocked this call: it is nested too deeply to judge (arguments, "
+            "wrappers or scripts inside each other). Nothing ran. Write it plainly"
+        )
+    return adapter.failure(internal_error(error))
+
+
+def timed_out(problem: str) -> str:
+    """The reason for a call denied at the hook's deadline (`gate-timeout`)."""
+    return (
+        f"redline blocked this call: {problem} (code `{GATE_TIMEOUT}`). Nothing ran. "
+        "Try again in a moment; if it keeps happening, tell the owner the approval gate "
+        "is too slow"
+    )
 
 
 def internal_error(error: BaseException) -> str:

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 
 from redline.decision import Decision, Verdict
 from redline.hooks.base import (
+    HOOK_FAILED,
     PRE_TOOL_USE,
     HookAdapter,
     HookCall,
@@ -51,6 +52,6 @@ class Generic(HookAdapter):
     def render(self, call: HookCall, decision: Decision, settings: Settings) -> HookReply:
         return HookReply(EXIT[decision.verdict], json.dumps(decision.to_json()) + "\n")
 
-    def failure(self, reason: str) -> HookReply:
-        decision = Decision(Verdict.DENY, reason=reason, code="hook-failed")
+    def failure(self, reason: str, code: str = HOOK_FAILED) -> HookReply:
+        decision = Decision(Verdict.DENY, reason=reason, code=code)
         return HookReply(EXIT[Verdict.DENY], json.dumps(decision.to_json()) + "\n", reason + "\n")

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 
+from redline.deadline import Deadline
 from redline.decision import Decision, Verdict
 from redline.hooks.base import HookCall, HookError, home_of
 
@@ -30,12 +31,15 @@ def same(decision: Decision) -> Decision:
     return decision
 
 
-def _gate(environ: Mapping[str, str]) -> Gate | Decision:
+def _gate(environ: Mapping[str, str], deadline: Deadline | None = None) -> Gate | Decision:
     from redline.gatekeeper import Gate
     from redline.policy.load import PolicyError
 
     try:
-        return Gate.from_environ(environ)
+        gate = Gate.from_environ(environ)
+        if deadline is not None:
+            deadline.check("loading the policy")
+        return gate
     except PolicyError as error:
         first = str(error).splitlines()[0] if str(error) else "the policy cannot be loaded"
         return Decision(
@@ -52,17 +56,23 @@ def _tool_call(call: HookCall) -> ToolCall:
     return ToolCall(call.tool, call.args, call.cwd, call.context, call.session)
 
 
-def decide(call: HookCall, environ: Mapping[str, str], shape: Shape = same) -> Decision:
-    """Judge, shape and record one call."""
-    gate = _gate(environ)
+def decide(
+    call: HookCall,
+    environ: Mapping[str, str],
+    shape: Shape = same,
+    deadline: Deadline | None = None,
+) -> Decision:
+    """Judge, shape and record one call; every wait ends by `deadline`
+    (`DeadlinePassed` past it, `log-busy` for the log's lock)."""
+    gate = _gate(environ, deadline)
     if isinstance(gate, Decision):
-        return _record(call, gate, environ)[0]
+        return _record(call, gate, environ, deadline)[0]
     file = None
     notes: list[str] = []
     if call.session:
         from redline.hooks.state import SessionFile, apply
 
-        file = SessionFile.of(home_of(environ), call.host, call.session)
+        file = SessionFile.of(home_of(environ), call.host, call.session, deadline)
         try:
             apply(file.read(), gate, call.session)
         except (KeyError, TypeError, ValueError) as error:
@@ -75,7 +85,7 @@ def decide(call: HookCall, environ: Mapping[str, str], shape: Shape = same) -> D
         raise HookError(str(error)) from None
     if notes:
         decision = decision._replace(notes=(*decision.notes, *notes))
-    decision, seq = _record(call, decision, environ)
+    decision, seq = _record(call, decision, environ, deadline)
     if decision.verdict is Verdict.ASK and file is not None and call.tool_use_id:
         from redline.hooks.state import note_ask
 
@@ -85,7 +95,7 @@ def decide(call: HookCall, environ: Mapping[str, str], shape: Shape = same) -> D
 
 
 def _record(
-    call: HookCall, decision: Decision, environ: Mapping[str, str]
+    call: HookCall, decision: Decision, environ: Mapping[str, str], deadline: Deadline | None
 ) -> tuple[Decision, int | None]:
     from redline.audit.recorder import LogUnavailable, deny_log_unavailable
     from redline.audit.recorder import record_decision as append
@@ -93,7 +103,7 @@ def _record(
 
     try:
         seq = append(
-            shared_log(environ),
+            shared_log(environ, deadline),
             session=call.session,
             context=call.context,
             agent=call.host,
@@ -101,6 +111,7 @@ def _record(
             args=call.args,
             decision=decision,
             environ=environ,
+            deadline=deadline,
         )
     except LogUnavailable as error:
         drop_shared_log()
@@ -110,7 +121,11 @@ def _record(
 
 
 def after(
-    call: HookCall, environ: Mapping[str, str], outcome: str = "approved", reason: str = ""
+    call: HookCall,
+    environ: Mapping[str, str],
+    outcome: str = "approved",
+    reason: str = "",
+    deadline: Deadline | None = None,
 ) -> None:
     """A tool ran: if redline had asked, the person approved it (once). A host
     that reports what became of the call gives its `outcome` (`rejected`,
@@ -119,7 +134,7 @@ def after(
         return
     from redline.hooks.state import SessionFile
 
-    file = SessionFile.of(home_of(environ), call.host, call.session)
+    file = SessionFile.of(home_of(environ), call.host, call.session, deadline)
     use_id = call.tool_use_id
     asked = file.read()["asks"].get(use_id)
     if not isinstance(asked, dict):
@@ -129,7 +144,7 @@ def after(
     from redline.gate.actions import ToolCall
     from redline.hooks.state import record_outcome as remember
 
-    gate = _gate(environ)
+    gate = _gate(environ, deadline)
     if not isinstance(gate, Decision):
         ran = ToolCall(
             str(asked["tool"]), asked["args"], asked.get("cwd"), asked.get("context"), call.session
@@ -149,7 +164,7 @@ def after(
                 tool=call.tool,
                 reason=reason or f"the call ran after {call.host} asked the person",
             )
-            shared_log(environ).append(ran_after_asking)
+            shared_log(environ, deadline).append(ran_after_asking, deadline=deadline)
         except LogUnavailable:
             drop_shared_log()
             raise

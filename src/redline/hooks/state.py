@@ -25,6 +25,7 @@ TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (AD
 if TYPE_CHECKING:
     from typing import Any, TypeVar
 
+    from redline.deadline import Deadline
     from redline.gate.actions import ToolCall
     from redline.gate.sessions import Grant
     from redline.gatekeeper import Gate
@@ -53,13 +54,17 @@ def session_path(home: str, host: str, session: str) -> str:
 class SessionFile:
     """One host session's state on disk."""
 
-    def __init__(self, path: str) -> None:
+    def __init__(self, path: str, deadline: Deadline | None = None) -> None:
         self.path = path
         self.warnings: list[str] = []
+        self.deadline = deadline
 
     @classmethod
-    def of(cls, home: str, host: str, session: str) -> SessionFile:
-        return cls(session_path(home, host, session))
+    def of(
+        cls, home: str, host: str, session: str, deadline: Deadline | None = None
+    ) -> SessionFile:
+        """`deadline`: how long `update` may wait for the session's lock."""
+        return cls(session_path(home, host, session), deadline)
 
     def read(self) -> Data:
         try:
@@ -104,18 +109,26 @@ class SessionFile:
         os.makedirs(os.path.dirname(self.path), mode=0o700, exist_ok=True)
         fd = os.open(self.path + ".lock", os.O_RDWR | os.O_CREAT, 0o600)
         try:
-            deadline = time.monotonic() + LOCK_TIMEOUT_S
+            wait = LOCK_TIMEOUT_S if self.deadline is None else self.deadline.wait_s(LOCK_TIMEOUT_S)
+            deadline = time.monotonic() + wait
             while True:
                 try:
                     fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
                     return fd
                 except BlockingIOError:
                     if time.monotonic() > deadline:
-                        raise TimeoutError(f"session state `{self.path}` is locked") from None
+                        raise self._locked() from None
                     time.sleep(0.005)
         except BaseException:
             os.close(fd)
             raise
+
+    def _locked(self) -> Exception:
+        if self.deadline is None:
+            return TimeoutError(f"session state `{self.path}` is locked")
+        from redline.deadline import DeadlinePassed
+
+        return DeadlinePassed(f"the lock of session state `{self.path}`", self.deadline)
 
     def _write(self, data: Data) -> None:
         tmp = f"{self.path}.{os.getpid()}.tmp"

@@ -25,6 +25,9 @@ from redline.shell.wrappers import (
 )
 
 MAX_CARRIER_DEPTH = 8
+# Commands inside commands (wrappers, aliases, `find -exec`): past this many,
+# wrappers are skipped to the innermost command and nothing more is followed.
+MAX_NESTING = 64
 # A bound on work: a command that expands to more invocations than this is
 # not analysed further (and so is never allowed).
 MAX_INVOCATIONS = 20_000
@@ -198,7 +201,13 @@ class _Builder:
         wrapper chain (`rm` for `sudo timeout 5 rm`)."""
         if not argv and not redirects:
             return parent
-        expanded = aliases.expand(argv, self.aliases, via)
+        deep = len(via) >= MAX_NESTING
+        if deep:
+            # `env env env ... rm -rf /`: the wrappers are skipped and the
+            # innermost command is added, but nothing it runs is followed.
+            argv = _peel_wrappers(argv)
+            self._too_deep()
+        expanded = None if deep else aliases.expand(argv, self.aliases, via)
         if expanded is not None:
             words, script = expanded
             label = (*via, aliases.label(argv[0].value))
@@ -217,7 +226,7 @@ class _Builder:
             parent=parent, stdin_text=stdin, cwd=self.cwd, background=self.background,
         )  # fmt: skip
         self.invocations.append(inv)
-        if not argv:
+        if not argv or deep:
             return innermost
         if name in ("cd", "pushd") and not remote:
             self._change_directory(inv)
@@ -261,6 +270,11 @@ class _Builder:
                 self.add_command(launch.argv, (), span, origin, depth, label, inner_remote,
                                  appended, (), index, None)  # fmt: skip
         return innermost
+
+    def _too_deep(self) -> None:
+        error = f"commands nested deeper than {MAX_NESTING} levels (wrappers, aliases, -exec)"
+        if error not in self.errors:
+            self.errors.append(error)
 
     def _change_directory(self, inv: Invocation) -> None:
         operands = inv.options.operands
@@ -329,6 +343,17 @@ class _Builder:
             k += 1
 
 
+def _peel_wrappers(argv: tuple[Word, ...]) -> tuple[Word, ...]:
+    """The command inside a chain of wrappers, found with a loop (no recursion)."""
+    while argv:
+        name = command_name(argv[0])
+        split = split_wrapper(name, argv)
+        if split is None or split[1] or not split[0] or name in SCRIPT_JOINERS:
+            return argv
+        argv = split[0]
+    return argv
+
+
 def _verbatim(word: Word) -> bool:
     """The word's value is its source text, less one pair of quotes."""
     raw = word.raw
@@ -339,7 +364,12 @@ def _verbatim(word: Word) -> bool:
 
 def analyze(text: str, cwd: str | None = None) -> Analysis:
     builder = _Builder(text, cwd)
-    builder.add_script(text, _Origin(0, Span(0, len(text))), 0, ())
+    try:
+        builder.add_script(text, _Origin(0, Span(0, len(text))), 0, ())
+    except RecursionError:
+        # A backstop behind `MAX_NESTING`: what was found so far is kept, and
+        # the error makes the command unparsed (never allowed).
+        builder.errors.append("the command is nested too deeply to analyse")
     invocations = builder.invocations
     children: dict[int, list[int]] = {}
     for inv in invocations:

@@ -89,9 +89,16 @@ class CompoundParser:
             self._until_closed(len(self.blocks) - 1)
             return
         if word == "time":
-            self.skip_blanks()
-            if self._at_word("-p"):
-                self.i += 2
+            # `time time ... cmd` is the keyword again each time: skipped in a
+            # loop, not by recursion (a long chain would overflow the stack).
+            while True:
+                self.skip_blanks()
+                if self._at_word("-p"):
+                    self.i += 2
+                    self.skip_blanks()
+                if not self._at_word("time"):
+                    break
+                self.i += 4
         elif word == "coproc":
             self._coproc_name()
         self.parse_pipeline()

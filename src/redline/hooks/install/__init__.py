@@ -30,11 +30,12 @@ from collections.abc import Mapping, Sequence
 from contextlib import suppress
 
 from redline.approve.defaults import HOLD_TIMEOUT_S
+from redline.deadline import HOST_TIMEOUT_S, below
 from redline.fasttuple import NamedTuple
 
 HOSTS = ("claude-code", "codex", "gemini", "hermes")
 FAILED_TO_RUN = "redline: the hook could not run; the call is blocked"
-HOOK_TIMEOUT_S = 30
+HOOK_TIMEOUT_S = HOST_TIMEOUT_S
 
 
 class Options(NamedTuple):
@@ -66,8 +67,13 @@ class Options(NamedTuple):
 
         return host_timeout_s(self.hold_timeout_s)
 
+    def deadline_flags(self) -> list[str]:
+        """`--deadline`: the hook answers `MARGIN_S` before the host's timeout
+        (a hook the host kills is a call it runs)."""
+        return ["--deadline", f"{below(self.timeout_s()):g}"]
+
     def flags(self) -> list[str]:
-        flags: list[str] = self.service_flags()
+        flags: list[str] = [*self.service_flags(), *self.deadline_flags()]
         if self.allow_explicit:
             flags.append("--allow-explicit")
         if self.ask_deny:

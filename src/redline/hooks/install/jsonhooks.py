@@ -62,7 +62,8 @@ def config_path(host: str, home: str | None, project: str | None) -> str:
 def events(host: str, options: Options) -> list[tuple[str, list[str]]]:
     """(event, hook flags) to install for `host`."""
     flags = options.flags()
-    after = options.service_flags()  # PostToolUse: only where to ask
+    # PostToolUse: only where to ask and by when.
+    after = [*options.service_flags(), *options.deadline_flags()]
     if host == "claude-code":
         wanted = [("PreToolUse", flags)]
         if options.record_outcomes:
