@@ -144,8 +144,9 @@ def test_ask_deny_setting_refuses_asks(env: Env) -> None:
     assert out["permissionDecision"] == "deny"
     assert out["permissionDecisionReason"].startswith(
         "redline: this call needs the owner's approval (`vcs.push-force`) and Claude Code "
-        "cannot ask for it here"
+        "cannot ask the owner here: "
     )
+    assert out["permissionDecisionReason"].count("cannot ask") == 1
 
 
 def test_every_call_is_logged_with_the_agent_and_session(env: Env) -> None:

@@ -151,15 +151,17 @@ def after(call: HookCall, environ: Mapping[str, str]) -> None:
 
 
 def cannot_ask(host: str) -> Shape:
-    """For a host (or a setting) where nobody can be asked: ask becomes deny."""
+    """For a host (or a setting) where nobody can be asked: ask becomes deny.
+    The reason stays the gate's; the code says nobody could be asked, and the
+    host's text says it once (`messages.approval_needed`)."""
 
     def shape(decision: Decision) -> Decision:
         if decision.verdict is not Verdict.ASK:
             return decision
         return decision._replace(
             verdict=Verdict.DENY,
-            reason=f"{host} cannot ask the owner here: {decision.reason}",
             code="no-approver",
+            notes=(*decision.notes, f"{host} cannot ask the owner here"),
         )
 
     return shape
