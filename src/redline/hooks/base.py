@@ -109,6 +109,12 @@ class HookAdapter:
         """Whether an ask can reach a person; if not, it is refused."""
         return settings.ask != ASK_DENY
 
+    def headless(self, environ: Mapping[str, str]) -> bool:
+        """Whether this session runs with nobody at the host's prompt (a
+        one-shot, scripted run): an ask there is refused, not left waiting.
+        Asked only for a call the gate would ask about."""
+        return False
+
     def parse(self, payload: Mapping[str, Any], settings: Settings) -> HookCall:
         raise NotImplementedError
 
@@ -203,10 +209,11 @@ def handle(
         if call.event == POST_TOOL_USE:
             judge.after(call, environ)
             return adapter.acknowledge(call)
-        asks = adapter.can_ask(call, settings)
-        decision = judge.decide(
-            call, environ, judge.same if asks else judge.cannot_ask(adapter.label)
-        )
+        if adapter.can_ask(call, settings):
+            shape = judge.cannot_ask_if(lambda: adapter.headless(environ), adapter.label)
+        else:
+            shape = judge.cannot_ask(adapter.label)
+        decision = judge.decide(call, environ, shape)
         return adapter.render(call, decision, settings)
     except HookError as error:
         return adapter.failure(f"redline blocked this call: {error}")

@@ -165,3 +165,16 @@ def cannot_ask(host: str) -> Shape:
         )
 
     return shape
+
+
+def cannot_ask_if(nobody_there: Callable[[], bool], host: str) -> Shape:
+    """An ask stays an ask unless `nobody_there()` says the session is
+    headless; it is only checked for an ask."""
+    refuse = cannot_ask(host)
+
+    def shape(decision: Decision) -> Decision:
+        if decision.verdict is not Verdict.ASK or not nobody_there():
+            return decision
+        return refuse(decision)
+
+    return shape
