@@ -180,7 +180,12 @@ def install(
         return hermes.install(home=home, project=project, options=chosen, environ=environ)
     from redline.hooks.install import jsonhooks
 
-    return jsonhooks.install(host, home=home, project=project, options=chosen, environ=environ)
+    changes = jsonhooks.install(host, home=home, project=project, options=chosen, environ=environ)
+    if host == "codex":  # Codex runs only the hooks it trusts
+        from redline.hooks.install import codextrust
+
+        changes.append(codextrust.trust(changes[0].path, home, environ))
+    return changes
 
 
 def resolve_service(options: Options, environ: Mapping[str, str] | None = None) -> Options:
@@ -212,4 +217,11 @@ def uninstall(
         return hermes.uninstall(home=home, project=project, environ=environ)
     from redline.hooks.install import jsonhooks
 
-    return jsonhooks.uninstall(host, home=home, project=project, environ=environ)
+    if host != "codex":
+        return jsonhooks.uninstall(host, home=home, project=project, environ=environ)
+    from redline.hooks.install import codextrust
+
+    trusted = codextrust.ours(jsonhooks.config_path(host, home, project))
+    changes = jsonhooks.uninstall(host, home=home, project=project, environ=environ)
+    untrusted = codextrust.untrust(trusted, home, environ)
+    return changes + ([untrusted] if untrusted else [])
