@@ -185,6 +185,10 @@ def install(
         from redline.hooks.install import codextrust
 
         changes.append(codextrust.trust(changes[0].path, home, environ))
+    if host == "claude-code":  # a hook that rewrites a call after redline judged it
+        from redline.hooks.install import claudeothers
+
+        changes += claudeothers.warnings(home, project)
     return changes
 
 
