@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import threading
+import time
 from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -32,6 +33,8 @@ class Standin:
         self.args = args
         self.requests: list[dict[str, Any]] = []
         self.tool_results: list[str] = []
+        self.call_sent: float | None = None
+        self.result_came: float | None = None
         self.lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(self))
         self.server.daemon_threads = True
@@ -51,6 +54,14 @@ class Standin:
         self.server.server_close()
         self.thread.join(timeout=5)
 
+    @property
+    def round_trip(self) -> float | None:
+        """Seconds from the tool call's answer to the request carrying its
+        result: the tool call as the client ran it, hooks included."""
+        if self.call_sent is None or self.result_came is None:
+            return None
+        return self.result_came - self.call_sent
+
     def answer(self, path: str, body: dict[str, Any]) -> tuple[str, bytes]:
         """(content type, body) for one request."""
         with self.lock:
@@ -65,7 +76,7 @@ class Standin:
             self._keep(results)
             return "text/event-stream", _sse(_responses(self, done=bool(results)))
         results = _gemini_results(body)
-        self._keep(results)
+        self._keep(results, call=":streamGenerateContent" in path)
         if ":streamGenerateContent" in path:
             chunks = [{"event": None, "data": _gemini(self, done=bool(results))}]
             return "text/event-stream", _sse(chunks)
@@ -82,8 +93,13 @@ class Standin:
         reply = _gemini_text(json.dumps(side))
         return "application/json", json.dumps(reply).encode()
 
-    def _keep(self, results: list[str]) -> None:
+    def _keep(self, results: list[str], *, call: bool = True) -> None:
+        now = time.monotonic()
         with self.lock:
+            if results and self.result_came is None:
+                self.result_came = now
+            if not results and call:
+                self.call_sent = now  # the answer that follows is the tool call
             for text in results:
                 if text not in self.tool_results:
                     self.tool_results.append(text)

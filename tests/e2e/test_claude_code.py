@@ -103,4 +103,4 @@ def test_the_hook_cost_per_tool_call(make_sandbox: Callable[[str], Sandbox]) -> 
         for box, with_hook in ((bare, False), (hooked, True)):
             run = claude(box, "Bash", bash(f"touch CANARY_{i}"), PERMISSIVE)
             assert f"CANARY_{i}" in box.canaries(), run
-            record_timing(HOST, with_hook, run.seconds)
+            record_timing(HOST, with_hook, run)

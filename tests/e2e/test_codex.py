@@ -142,4 +142,4 @@ def test_the_hook_cost_per_tool_call(make_sandbox: Callable[[str], Sandbox]) -> 
         for box, with_hook in ((bare, False), (hooked, True)):
             run = codex(box, f"touch CANARY_{i}", PERMISSIVE)
             assert f"CANARY_{i}" in box.canaries(), run
-            record_timing(HOST, with_hook, run.seconds)
+            record_timing(HOST, with_hook, run)
