@@ -43,6 +43,11 @@ def bash(command: str) -> dict[str, object]:
     return {"command": command, "description": "stand-in"}
 
 
+@pytest.fixture(autouse=True)
+def _installed() -> None:
+    client("claude")  # skips (fails under CI=true) before any set-up when it is missing
+
+
 @pytest.fixture
 def wired(sandbox: Sandbox) -> Sandbox:
     # Claude Code's own rules let the allowed command run without a prompt.

@@ -56,6 +56,11 @@ def codex(sandbox: Sandbox, command: str, flags: tuple[str, ...]) -> Run:
         return run_client(argv, sandbox, model, {"STANDIN_KEY": "standin"})
 
 
+@pytest.fixture(autouse=True)
+def _installed() -> None:
+    client("codex")  # skips (fails under CI=true) before any set-up when it is missing
+
+
 @pytest.fixture
 def wired(sandbox: Sandbox) -> Sandbox:
     (sandbox.home / ".codex").mkdir()

@@ -51,6 +51,11 @@ def prepare(sandbox: Sandbox) -> Sandbox:
     return sandbox
 
 
+@pytest.fixture(autouse=True)
+def _installed() -> None:
+    client("gemini")  # skips (fails under CI=true) before any set-up when it is missing
+
+
 @pytest.fixture
 def wired(sandbox: Sandbox) -> Sandbox:
     prepare(sandbox)
