@@ -136,3 +136,68 @@ def test_doctor_fails_a_hook_codex_would_skip(env: Env, tmp_path: Path) -> None:
     assert codex_trust() == [
         (False, f"Codex does not trust redline's hook `{key}` and will skip it; {again} ({how})")
     ]
+
+
+FAKE_CODEX = """#!{python}
+# A stand-in for `codex app-server`: answers `hooks/list` with what it is told.
+import json, sys
+for line in sys.stdin:
+    message = json.loads(line)
+    if message.get("id") == 1:
+        print(json.dumps({{"id": 1, "result": {{}}}}), flush=True)
+    elif message.get("id") == 2:
+        hooks = {hooks}
+        print(json.dumps({{"id": 2, "result": {{"data": [{{"hooks": hooks}}]}}}}), flush=True)
+"""
+
+
+def _fake_codex(folder: Path, hooks: list[dict[str, object]]) -> str:
+    import sys
+
+    folder.mkdir(parents=True, exist_ok=True)
+    script = folder / "codex"
+    script.write_text(FAKE_CODEX.format(python=sys.executable, hooks=repr(hooks)))
+    script.chmod(0o755)
+    return str(folder)
+
+
+@pytest.mark.parametrize(
+    ("status", "enabled", "problem"),
+    [
+        ("trusted", True, None),
+        ("untrusted", True, "Codex lists redline's hook `{key}` as untrusted and will skip it"),
+        ("modified", True, "Codex lists redline's hook `{key}` as modified and will skip it"),
+        ("trusted", False, "Codex has redline's hook `{key}` turned off; turn it on in `/hooks`"),
+        (None, True, "Codex does not load redline's hook `{key}` (is the folder trusted?)"),
+    ],
+)
+def test_doctor_and_install_ask_codex_itself(
+    env: Env, tmp_path: Path, status: str | None, enabled: bool, problem: str | None
+) -> None:
+    home = tmp_path / "home"
+    install("codex", home=str(home), environ=env)
+    path = str(home / ".codex" / "hooks.json")
+    key = f"{path}:pre_tool_use:0:0"
+    command = json.loads(Path(path).read_text())["hooks"]["PreToolUse"][0]["hooks"][0]["command"]
+    listed = (
+        []
+        if status is None
+        else [{"key": key, "command": command, "trustStatus": status, "enabled": enabled}]
+    )
+    bin_dir = _fake_codex(tmp_path / "bin", listed)
+    with_codex = {**env, "PATH": f"{bin_dir}:/usr/bin:/bin"}
+    how = f"asked `{bin_dir}/codex app-server`"
+    found = [
+        (f.ok, f.detail)
+        for f in diagnose(str(home), None, with_codex)
+        if f.host == "codex" and f.event is None
+    ]
+    if problem is None:
+        assert found == [(True, f"Codex trusts redline's hook ({how})")]
+    else:
+        assert found[0][0] is False
+        assert found[0][1].startswith(problem.format(key=key))
+        assert found[0][1].endswith(f"({how})")
+    again = install("codex", home=str(home), environ=with_codex)
+    warned = [c.summary for c in again if c.summary.startswith("warning: ")]
+    assert warned == ([] if problem is None else [f"warning: {found[0][1]}"])

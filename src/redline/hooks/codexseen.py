@@ -59,11 +59,19 @@ def listed(codex: str, cwd: str, environ: Mapping[str, str]) -> list[dict[str, A
     finally:
         process.kill()
         process.wait(timeout=5)
+        process.stdin.close()
+        process.stdout.close()
 
 
 def _answer(stdout: Any, deadline: float) -> list[dict[str, Any]] | None:
-    selector = selectors.DefaultSelector()
-    selector.register(stdout, selectors.EVENT_READ)
+    with selectors.DefaultSelector() as selector:
+        selector.register(stdout, selectors.EVENT_READ)
+        return _read_until_listed(selector, stdout, deadline)
+
+
+def _read_until_listed(
+    selector: selectors.BaseSelector, stdout: Any, deadline: float
+) -> list[dict[str, Any]] | None:
     buffer = b""
     while time.monotonic() < deadline:
         if not selector.select(timeout=max(deadline - time.monotonic(), 0.01)):
