@@ -17,7 +17,8 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from hermes_kit import Profile, ToolCall, chat_query, hermes_or_skip, median_ms, one_shot
+
+from .hermes_kit import Profile, ToolCall, chat_query, hermes_or_skip, median_ms, one_shot
 
 pytestmark = pytest.mark.slow
 

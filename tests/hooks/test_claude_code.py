@@ -144,8 +144,9 @@ def test_ask_deny_setting_refuses_asks(env: Env) -> None:
     assert out["permissionDecision"] == "deny"
     assert out["permissionDecisionReason"].startswith(
         "redline: this call needs the owner's approval (`vcs.push-force`) and Claude Code "
-        "cannot ask for it here"
+        "cannot ask the owner here: "
     )
+    assert out["permissionDecisionReason"].count("cannot ask") == 1
 
 
 def test_every_call_is_logged_with_the_agent_and_session(env: Env) -> None:
@@ -179,3 +180,36 @@ def test_post_tool_use_is_acknowledged_silently(env: Env) -> None:
         "Bash", {"command": "ls"}, hook_event_name="PostToolUse", tool_response={"stdout": ""}
     )
     assert run_inproc("claude-code", post, env) == (0, "", "")
+
+
+@pytest.mark.parametrize(
+    ("extra", "verdict"),
+    [
+        ({"CLAUDE_CODE_SESSION_ATTENDED": "1", "CLAUDE_CODE_ENTRYPOINT": "cli"}, "ask"),
+        ({"CLAUDE_CODE_SESSION_ATTENDED": "0", "CLAUDE_CODE_ENTRYPOINT": "sdk-cli"}, "deny"),
+        ({"CLAUDE_CODE_ENTRYPOINT": "sdk-cli"}, "deny"),  # releases without ATTENDED
+        ({"CLAUDE_CODE_ENTRYPOINT": "cli"}, "ask"),
+        ({}, "ask"),
+    ],
+)
+def test_a_headless_run_refuses_an_ask_with_the_text_for_the_model(
+    env: Env, extra: dict[str, str], verdict: str
+) -> None:
+    tool_input = {"command": "git push --force origin main"}
+    reply = run_inproc("claude-code", payload("Bash", tool_input), {**env, **extra})
+    out = json.loads(reply.stdout)["hookSpecificOutput"]
+    assert out["permissionDecision"] == verdict
+    if verdict == "deny":
+        decision = gate_decision(env, "Bash", tool_input)
+        shaped = decision._replace(verdict=Verdict.DENY, code="no-approver")
+        assert out["permissionDecisionReason"] == messages.approval_needed(shaped, "Claude Code")
+        assert messages.NO_RETRY in out["permissionDecisionReason"]
+
+
+def test_a_headless_run_leaves_allows_and_denies_as_they_are(env: Env) -> None:
+    headless = {**env, "CLAUDE_CODE_SESSION_ATTENDED": "0"}
+    assert run_inproc("claude-code", payload("Bash", {"command": "ls"}), headless) == (0, "", "")
+    denied = run_inproc("claude-code", payload("Bash", {"command": "rm -rf /"}), headless)
+    decision = gate_decision(env, "Bash", {"command": "rm -rf /"})
+    reason = json.loads(denied.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert reason == messages.refusal(decision)

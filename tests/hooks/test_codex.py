@@ -68,14 +68,15 @@ def test_a_deny_is_a_deny(env: Env) -> None:
 def test_an_ask_fails_closed_to_a_deny_saying_approval_is_needed(env: Env) -> None:
     tool_input = {"command": "git push --force origin main"}
     decision = gate_decision(env, "Bash", tool_input)
-    shaped = decision._replace(
-        verdict=decision.verdict.DENY,
-        reason=f"Codex cannot ask the owner here: {decision.reason}",
-        code="no-approver",
-    )
+    shaped = decision._replace(verdict=decision.verdict.DENY, code="no-approver")
     reply = run_inproc("codex", payload("Bash", tool_input), env)
     assert reply == (0, deny(messages.approval_needed(shaped, "Codex")), "")
-    assert "needs the owner's approval (`vcs.push-force`)" in reply.stdout
+    text = json.loads(reply.stdout)["hookSpecificOutput"]["permissionDecisionReason"]
+    assert text.startswith(
+        "redline: this call needs the owner's approval (`vcs.push-force`) and Codex cannot "
+        f"ask the owner here: {decision.reason}"
+    )
+    assert text.count("cannot ask") == 1
 
 
 def test_defer_ask_leaves_the_ask_to_codex(env: Env) -> None:

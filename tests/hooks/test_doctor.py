@@ -27,6 +27,7 @@ def test_every_installed_hook_answers(env: Env, tmp_path: Path) -> None:
     assert [(f.host, f.event) for f in findings] == [
         ("claude-code", "PreToolUse"),
         ("codex", "PreToolUse"),
+        ("codex", None),  # Codex trusts it
         ("gemini", "BeforeTool"),
         ("hermes", "pre_tool_call"),
     ]

@@ -4,12 +4,16 @@ for the model, `decision: ask` for the person."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
+import pytest
 from hookkit import PROJECT, Env, gate_decision, run_inproc, run_process
 
+from redline.decision import Verdict
 from redline.hooks import messages
 from redline.hooks.base import Settings
+from redline.hooks.gemini import run_is_headless
 
 
 def payload(tool: str, tool_input: dict[str, Any], **extra: Any) -> dict[str, Any]:
@@ -94,3 +98,59 @@ def test_as_a_real_process(env: Env) -> None:
         env,
     )
     assert (after.returncode, after.stdout) == (0, "{}\n")
+
+
+def _process(proc: Path, pid: int, parent: int, argv: list[str], stdin: str) -> None:
+    folder = proc / str(pid)
+    (folder / "fd").mkdir(parents=True)
+    (folder / "cmdline").write_bytes(b"\0".join(a.encode() for a in argv) + b"\0")
+    (folder / "stat").write_text(f"{pid} (x y) S {parent} 1 1 0 -1\n")
+    (folder / "fd" / "0").symlink_to(stdin)
+
+
+HOOK_SH = ["/bin/sh", "-c", "/usr/bin/python3 -I -c 'import redline' hook gemini || exit 2"]
+NODE = ["/usr/bin/node", "--max-old-space-size=4096", "/opt/npm/bin/gemini"]
+
+
+@pytest.mark.parametrize(
+    ("args", "stdin", "headless"),
+    [
+        (["-p", "do it"], "/dev/pts/3", True),
+        (["--prompt=do it", "--yolo"], "/dev/pts/3", True),
+        ([], "pipe:[123]", True),
+        ([], "/dev/null", True),
+        ([], "/dev/pts/3", False),
+        (["-i", "do it"], "/dev/pts/3", False),
+        (["--experimental-acp"], "pipe:[9]", False),
+    ],
+)
+def test_a_headless_run_is_read_from_the_gemini_process(
+    tmp_path: Path, args: list[str], stdin: str, headless: bool
+) -> None:
+    proc = tmp_path / "proc"
+    _process(proc, 40, 30, HOOK_SH, "pipe:[7]")
+    _process(proc, 30, 20, [*NODE, *args], stdin)
+    _process(proc, 20, 1, ["bash"], "/dev/pts/3")
+    assert run_is_headless(str(proc), 40) is headless
+
+
+def test_no_gemini_process_is_not_headless(tmp_path: Path) -> None:
+    proc = tmp_path / "proc"
+    _process(proc, 40, 30, HOOK_SH, "pipe:[7]")
+    _process(proc, 30, 1, ["bash"], "pipe:[8]")
+    assert run_is_headless(str(proc), 40) is False
+    assert run_is_headless(str(tmp_path / "none"), 40) is False
+
+
+def test_a_headless_run_refuses_an_ask(env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    from redline.hooks import gemini
+
+    tool_input = {"command": "git push --force origin main"}
+    monkeypatch.setattr(gemini, "run_is_headless", lambda proc, pid: True)
+    body = json.loads(run_inproc("gemini", payload("run_shell_command", tool_input), env).stdout)
+    decision = gate_decision(env, "run_shell_command", tool_input)
+    shaped = decision._replace(verdict=Verdict.DENY, code="no-approver")
+    assert body == {"decision": "deny", "reason": messages.approval_needed(shaped, "Gemini CLI")}
+    monkeypatch.setattr(gemini, "run_is_headless", lambda proc, pid: False)
+    body = json.loads(run_inproc("gemini", payload("run_shell_command", tool_input), env).stdout)
+    assert body["decision"] == "ask"

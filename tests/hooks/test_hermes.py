@@ -99,8 +99,9 @@ def test_shell_hook_cannot_ask(env: Env) -> None:
     message = json.loads(reply.stdout)["message"]
     assert message.startswith(
         "redline: this call needs the owner's approval (`vcs.push-force`) "
-        "and this Hermes shell hook cannot ask for it here"
+        "and this Hermes shell hook cannot ask the owner here: "
     )
+    assert message.count("cannot ask") == 1
 
 
 def test_shell_hook_null_tool_input_is_an_empty_call(env: Env) -> None:

@@ -49,7 +49,8 @@ def test_claude_code_round_trip(env: Env, tmp_path: Path) -> None:
     path = home / ".claude" / "settings.json"
     original = write(path, CLAUDE_BEFORE)
     changes = install("claude-code", home=str(home), environ=env)
-    assert [(c.path, c.changed) for c in changes] == [(str(path), True)]
+    # theirs is another PreToolUse hook: a warning
+    assert [(c.path, c.changed) for c in changes] == [(str(path), True), (str(path), False)]
     assert [b.read_text() for b in backups(path)] == [original]
     data = json.loads(path.read_text())
     command = hook_command("claude-code", DEADLINE, environ=env)
@@ -64,7 +65,7 @@ def test_claude_code_round_trip(env: Env, tmp_path: Path) -> None:
     assert data["hooks"]["Stop"] == CLAUDE_BEFORE["hooks"]["Stop"]  # type: ignore[index]
 
     again = install("claude-code", home=str(home), environ=env)
-    assert [(c.changed, c.summary) for c in again] == [(False, "already installed")]
+    assert (again[0].changed, again[0].summary) == (False, "already installed")
     assert len(backups(path)) == 1
 
     installed = path.read_text()
@@ -385,3 +386,28 @@ def test_a_link_at_the_backups_name_is_replaced_not_followed(env: Env, tmp_path:
     assert json.loads((home / ".claude" / "settings.json.redline-backup").read_text()) == (
         CLAUDE_BEFORE
     )
+
+
+def test_claude_code_install_warns_of_other_pre_tool_use_hooks(env: Env, tmp_path: Path) -> None:
+    home = tmp_path / "home"
+    project = tmp_path / "project"
+    settings = home / ".claude" / "settings.json"
+    local = project / ".claude" / "settings.local.json"
+    plugin = home / ".claude" / "plugins" / "cache" / "m" / "p" / "hooks" / "hooks.json"
+    for path, command in ((settings, "fmt-hook"), (local, "rewrite-hook"), (plugin, "plug")):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        group = {"matcher": "Bash", "hooks": [{"type": "command", "command": command}]}
+        path.write_text(json.dumps({"hooks": {"PreToolUse": [group], "Stop": [group]}}))
+    changes = install("claude-code", home=str(home), project=str(project), environ=env)
+    warned = [(c.path, c.summary.split("`")[1]) for c in changes if c.summary.startswith("warn")]
+    assert warned == [
+        (str(settings), "fmt-hook"),
+        (str(local), "rewrite-hook"),
+        (str(plugin), "plug"),
+    ]
+    assert "`updatedInput`" in changes[-1].summary
+    again = install("claude-code", home=str(home), environ=env)  # the user's file only
+    assert [c.summary.split("`")[1] for c in again if c.summary.startswith("warn")] == [
+        "fmt-hook",
+        "plug",
+    ]

@@ -3,11 +3,14 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from redline.approve.client import outcome_timeout, unreachable, unverified
 from redline.decision import Decision, Verdict
 from redline.hooks import messages
+from redline.hooks.base import Settings
 from redline.hooks.hermes import _block
 
 
@@ -54,3 +57,35 @@ def test_other_hosts_keep_the_plain_codes() -> None:
 def test_a_decision_without_a_code_is_left_alone() -> None:
     decision = Decision(Verdict.DENY, reason="no", code=None)
     assert messages.in_hermes_words(decision) is decision
+
+
+@pytest.mark.parametrize(
+    ("host", "tool", "context"),
+    [
+        ("claude-code", "Bash", None),
+        ("codex", "Bash", None),
+        ("gemini", "run_shell_command", None),
+        ("hermes", "terminal", None),
+        ("codex", "Bash", "cron"),
+    ],
+)
+def test_a_refused_ask_says_once_that_nobody_can_be_asked(
+    host: str, tool: str, context: str | None, tmp_path: Path
+) -> None:
+    from hookkit import run_inproc
+
+    env = {"REDLINE_HOME": str(tmp_path / "r"), "HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    if context:
+        env["REDLINE_CONTEXT"] = context
+    args = {"command": "git push --force origin main"}
+    if host == "hermes":
+        args["workdir"] = "/srv/app"
+        body = {"hook_event_name": "pre_tool_call", "tool_name": tool, "tool_input": args}
+    else:
+        event = "BeforeTool" if host == "gemini" else "PreToolUse"
+        body = {"hook_event_name": event, "tool_name": tool, "tool_input": args, "cwd": "/srv"}
+    settings = Settings(ask="deny")
+    text = run_inproc(host, {**body, "session_id": "s1"}, env, settings).stdout
+    said = text.count("cannot ask the owner here") + text.count("nobody can answer")
+    assert (said, text.count("cannot ask for it")) == (1, 0), text
+    assert "needs the owner's approval (`vcs.push-force`)" in text

@@ -16,8 +16,9 @@ AFTER = {
     "claude-code": "Claude Code reads it at start: restart it. Refusals reach the model as "
     "the tool's error; asks appear in Claude Code's own permission prompt.",
     "codex": "Codex reads it at start: restart it (hooks need a Codex release with hooks on; "
-    "see `redline doctor`). Refusals reach the model; an ask is refused with a text saying "
-    "the owner's approval is needed (unless --defer-ask).",
+    "Codex runs only hooks it trusts, so the trust is recorded in config.toml; `redline "
+    "doctor` asks Codex whether it runs the hook). Refusals reach the model; an ask is "
+    "refused with a text saying the owner's approval is needed (unless --defer-ask).",
     "gemini": "Gemini CLI reads it at start: restart it. Refusals reach the model as the "
     "tool's error; asks appear in Gemini CLI's confirmation prompt.",
     "hermes": "Restart Hermes (CLI and gateway). A refusal becomes the tool's result for "

@@ -246,14 +246,26 @@ def _print_table(entries: list[Entry]) -> None:
         _print("(no entries match)")
 
 
+# What names a call best: its command, else the file it writes (each host's
+# own key), else its URL. A patch (Codex's `apply_patch`) is named by its files.
+_MAIN_KEYS = ("command", "path", "file_path", "filePath", "notebook_path", "absolute_path", "url")
+
+
 def _summary(args: Any, width: int = 80) -> str:
     if isinstance(args, dict):
-        main = args.get("command", args.get("path", args.get("url")))
+        main = next((args[k] for k in _MAIN_KEYS if isinstance(args.get(k), str)), None)
+        if isinstance(main, str) and main.lstrip().startswith("*** Begin Patch"):
+            main = _patched(main)
         text = main if isinstance(main, str) else json.dumps(args, ensure_ascii=False)
     else:
         text = json.dumps(args, ensure_ascii=False)
     text = " ".join(text.split())
     return text if len(text) <= width else text[: width - 1] + "…"
+
+
+def _patched(patch: str) -> str:
+    files = re.findall(r"^\*\*\* (?:Add|Update|Delete) File: (.+)$", patch, re.MULTILINE)
+    return "patch " + ", ".join(f.strip() for f in files) if files else patch
 
 
 def _read_head(text: str) -> Head:

@@ -132,6 +132,12 @@ class HookAdapter:
         """Whether an ask can reach a person; if not, it is refused."""
         return settings.ask != ASK_DENY
 
+    def headless(self, environ: Mapping[str, str]) -> bool:
+        """Whether this session runs with nobody at the host's prompt (a
+        one-shot, scripted run): an ask there is refused, not left waiting.
+        Asked only for a call the gate would ask about."""
+        return False
+
     def parse(self, payload: Mapping[str, Any], settings: Settings) -> HookCall:
         raise NotImplementedError
 
@@ -235,8 +241,10 @@ def handle(
         if call.event == POST_TOOL_USE:
             judge.after(call, environ, deadline=deadline)
             return adapter.acknowledge(call)
-        asks = adapter.can_ask(call, settings)
-        shape = judge.same if asks else judge.cannot_ask(adapter.label)
+        if adapter.can_ask(call, settings):
+            shape = judge.cannot_ask_if(lambda: adapter.headless(environ), adapter.label)
+        else:
+            shape = judge.cannot_ask(adapter.label)
         decision = judge.decide(call, environ, shape, deadline)
         return adapter.render(call, decision, settings)
     except Exception as error:  # noqa: BLE001 - fail closed on anything

@@ -11,6 +11,12 @@ hook never exits with anything but 0 or 2.
 
 redline's allow passes no opinion by default (no output), so Claude Code's own
 permission rules still apply; `--allow-explicit` answers `allow`.
+
+In a headless run (`claude -p`, the SDK) nobody answers Claude Code's prompt:
+it refuses the call with a text of its own, written for a person. Claude Code
+tells its hooks so in their environment (`CLAUDE_CODE_SESSION_ATTENDED=0`;
+releases without it: `CLAUDE_CODE_ENTRYPOINT=sdk-cli`), and there an ask is
+refused with redline's text for the model.
 """
 
 from __future__ import annotations
@@ -44,6 +50,12 @@ EVENTS = {"PreToolUse": PRE_TOOL_USE, "PostToolUse": POST_TOOL_USE}
 class ClaudeCode(HookAdapter):
     host = "claude-code"
     label = "Claude Code"
+
+    def headless(self, environ: Mapping[str, str]) -> bool:
+        attended = environ.get("CLAUDE_CODE_SESSION_ATTENDED")
+        if attended is not None:
+            return attended.strip() != "1"
+        return environ.get("CLAUDE_CODE_ENTRYPOINT", "").startswith("sdk")
 
     def parse(self, payload: Mapping[str, Any], settings: Settings) -> HookCall:
         return HookCall(

@@ -248,6 +248,27 @@ def diagnose(home: str | None, project: str | None, environ: Mapping[str, str]) 
                 plugin = _hermes_plugin(path, environ)
                 wired = wired or bool(plugin)
                 findings += plugin
+            if host == "codex" and found:
+                findings += _codex_trust(path, home, project, environ)
         if not wired:
             findings.append(Finding(host, "", None, True, "not wired up"))
     return findings
+
+
+def _codex_trust(
+    path: str, home: str | None, project: str | None, environ: Mapping[str, str]
+) -> list[Finding]:
+    """Codex runs only hooks it trusts: what Codex itself sees."""
+    from redline.hooks.codexseen import problems
+    from redline.hooks.install.files import ConfigError
+
+    user = user_home(home, environ)
+    in_project = project is not None and not path.startswith(os.path.join(user, ".codex"))
+    cwd = os.path.abspath(project) if in_project and project else user
+    try:
+        found, how = problems(path, user, cwd, environ)
+    except ConfigError as error:
+        return [Finding("codex", path, None, False, str(error))]
+    if not found:
+        return [Finding("codex", path, None, True, f"Codex trusts redline's hook ({how})")]
+    return [Finding("codex", path, None, False, f"{p} ({how})") for p in found]

@@ -39,6 +39,7 @@ from redline.decision import Decision, Verdict
 from redline.hooks import messages
 from redline.hooks.base import (
     ASK_DENY,
+    HOOK_FAILED,
     POST_TOOL_USE,
     PRE_TOOL_USE,
     HookAdapter,
@@ -88,9 +89,10 @@ class HermesShell(HookAdapter):
             return HookReply(0)
         return HookReply(0, json.dumps(_block(decision)) + "\n")
 
-    def failure(self, reason: str) -> HookReply:
+    def failure(self, reason: str, code: str = HOOK_FAILED) -> HookReply:
         """Hermes reads only stdout (an exit code or stderr alone lets the call
-        run), so a failure is the block object, with exit 0."""
+        run), so a failure is the block object, with exit 0 (Hermes reads no
+        `code`; the reason names the failure)."""
         return HookReply(0, block_object(reason), reason + "\n")
 
 

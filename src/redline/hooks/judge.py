@@ -171,15 +171,30 @@ def after(
 
 
 def cannot_ask(host: str) -> Shape:
-    """For a host (or a setting) where nobody can be asked: ask becomes deny."""
+    """For a host (or a setting) where nobody can be asked: ask becomes deny.
+    The reason stays the gate's; the code says nobody could be asked, and the
+    host's text says it once (`messages.approval_needed`)."""
 
     def shape(decision: Decision) -> Decision:
         if decision.verdict is not Verdict.ASK:
             return decision
         return decision._replace(
             verdict=Verdict.DENY,
-            reason=f"{host} cannot ask the owner here: {decision.reason}",
             code="no-approver",
+            notes=(*decision.notes, f"{host} cannot ask the owner here"),
         )
+
+    return shape
+
+
+def cannot_ask_if(nobody_there: Callable[[], bool], host: str) -> Shape:
+    """An ask stays an ask unless `nobody_there()` says the session is
+    headless; it is only checked for an ask."""
+    refuse = cannot_ask(host)
+
+    def shape(decision: Decision) -> Decision:
+        if decision.verdict is not Verdict.ASK or not nobody_there():
+            return decision
+        return refuse(decision)
 
     return shape

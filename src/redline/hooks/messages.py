@@ -83,11 +83,18 @@ def refusal(decision: Decision) -> str:
     return _clip(" ".join(parts))
 
 
+# The gate's own texts for a context where nobody can be asked: they already
+# say why nobody is asked, so the host is not named a second time.
+_SAYS_NOBODY = ("nobody can answer", "the policy turns asks into denials")
+
+
 def approval_needed(decision: Decision, host: str) -> str:
     """An ask on a host that cannot ask a person here, for the model."""
+    reason = _sentence(decision.reason)
+    why = "" if reason.startswith(_SAYS_NOBODY) else f" and {host} cannot ask the owner here"
     parts = [
-        f"redline: this call needs the owner's approval{_rules(decision)} and {host} cannot "
-        f"ask for it here: {_sentence(decision.reason)} It did not run.",
+        f"redline: this call needs the owner's approval{_rules(decision)}{why}: {reason} "
+        "It did not run.",
         "Tell the owner what you were about to do and why; do it only if they ask again "
         "and approve it.",
     ]

@@ -200,7 +200,35 @@ def install(
         return hermes.install(home=home, project=project, options=chosen, environ=environ)
     from redline.hooks.install import jsonhooks
 
-    return jsonhooks.install(host, home=home, project=project, options=chosen, environ=environ)
+    changes = jsonhooks.install(host, home=home, project=project, options=chosen, environ=environ)
+    if host == "codex":  # Codex runs only the hooks it trusts
+        from redline.hooks.install import codextrust
+
+        changes.append(codextrust.trust(changes[0].path, home, environ))
+        changes += _codex_disagrees(changes[0].path, home, project, environ)
+    if host == "claude-code":  # a hook that rewrites a call after redline judged it
+        from redline.hooks.install import claudeothers
+
+        changes += claudeothers.warnings(home, project)
+    return changes
+
+
+def _codex_disagrees(
+    path: str, home: str | None, project: str | None, environ: Mapping[str, str] | None
+) -> list[Change]:
+    """A warning for each reason Codex itself gives (when a `codex` on PATH
+    answers) for not running the hook just installed."""
+    from redline.hooks.codexseen import problems
+    from redline.hooks.install.files import ConfigError
+
+    env = os.environ if environ is None else environ
+    root = user_home(home, env)
+    cwd = os.path.abspath(os.path.expanduser(project)) if project else root
+    try:
+        found, how = problems(path, root, cwd, env)
+    except ConfigError:
+        return []  # the trust step has said what is wrong and what to do
+    return [Change(path, False, None, f"warning: {p} ({how})") for p in found]
 
 
 def resolve_service(options: Options, environ: Mapping[str, str] | None = None) -> Options:
@@ -232,4 +260,11 @@ def uninstall(
         return hermes.uninstall(home=home, project=project, environ=environ)
     from redline.hooks.install import jsonhooks
 
-    return jsonhooks.uninstall(host, home=home, project=project, environ=environ)
+    if host != "codex":
+        return jsonhooks.uninstall(host, home=home, project=project, environ=environ)
+    from redline.hooks.install import codextrust
+
+    trusted = codextrust.ours(jsonhooks.config_path(host, home, project))
+    changes = jsonhooks.uninstall(host, home=home, project=project, environ=environ)
+    untrusted = codextrust.untrust(trusted, home, environ)
+    return changes + ([untrusted] if untrusted else [])
