@@ -94,8 +94,8 @@ def test_every_event_is_trusted_and_uninstall_takes_it_back(env: Env, tmp_path: 
         ]
     )
     changes = uninstall("codex", home=str(home), environ=env)
-    assert changes[-1].summary == "removed Codex's trust for redline's hook"
-    assert (home / ".codex" / "config.toml").read_text() == ""
+    assert changes[-1].summary == "removed Codex's trust for redline's hook and the file"
+    assert not (home / ".codex" / "config.toml").exists()  # only redline's trust was in it
 
 
 def test_a_config_that_is_not_toml_is_left_alone_with_the_step_to_take(

@@ -54,7 +54,7 @@ def refused_as_needing_approval(reply: dict[str, Any] | None) -> bool:
         and reply["action"] == "block"
         and reply["message"].startswith(
             "redline: this call needs the owner's approval (`vcs.push-force`) "
-            "and this Hermes plugin cannot ask for it here"
+            "and this Hermes plugin cannot ask the owner here"
         )
     )
 

@@ -366,12 +366,25 @@ def test_uninstall_leaves_no_empty_file_and_one_backup(env: Env, tmp_path: Path,
         install(host, home=home, options=Options(allow_explicit=allow), environ=env)
     last = path.read_text()
     changes = uninstall(host, home=home, environ=env)
-    assert [(c.path, c.changed, c.backup, c.summary) for c in changes] == [
+    expected = [
         (str(path), True, f"{path}.redline-backup", "removed 1 redline hook(s) and the file")
     ]
+    left = [path.name + ".redline-backup"]
+    if host == "codex":  # and the trust `install` recorded in Codex's config.toml
+        trust = path.parent / "config.toml"
+        expected.append(
+            (
+                str(trust),
+                True,
+                f"{trust}.redline-backup",
+                "removed Codex's trust for redline's hook and the file",
+            )
+        )
+        left.append(trust.name + ".redline-backup")
+    assert [(c.path, c.changed, c.backup, c.summary) for c in changes] == expected
     assert not path.exists()
     assert [b.read_text() for b in backups(path)] == [last]
-    assert sorted(p.name for p in path.parent.iterdir()) == [path.name + ".redline-backup"]
+    assert sorted(p.name for p in path.parent.iterdir()) == sorted(left)
 
 
 def test_a_link_at_the_backups_name_is_replaced_not_followed(env: Env, tmp_path: Path) -> None:

@@ -188,6 +188,9 @@ def untrust(
     if new == text:
         return None
     saved = backup(config)
+    if not new.strip():  # only redline's trust was there: leave no empty file
+        os.remove(config)
+        return Change(config, True, saved, "removed Codex's trust for redline's hook and the file")
     write_atomic(config, new)
     return Change(config, True, saved, "removed Codex's trust for redline's hook")
 
