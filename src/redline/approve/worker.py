@@ -35,6 +35,8 @@ log = logging.getLogger("redline.approve.worker")
 
 JUDGED_BY = b"x-redline-worker"
 """A header on the answers a worker gave itself: its process id."""
+RELAYED_BY = b"x-redline-relayed-by"
+"""A header on the service's replies a worker passed back: its process id."""
 
 
 class Worker:
@@ -48,11 +50,12 @@ class Worker:
         self.writer = writer
         self.link = link
         self.known = judge.known_secrets(os.environ)
-        self.hook_relay = relay.client_for(paths.relay_socket("hook"))
-        self.http_relay = relay.client_for(paths.relay_socket("http"))
+        self.hook_relay = relay.Relay(paths.relay_socket("hook"))
+        self.http_relay = relay.Relay(paths.relay_socket("http"))
         self._listener: asyncio.Task[None] | None = None
         # Which process answered: for the operator's tracing and the tests.
         self._judged_by = [(JUDGED_BY, str(os.getpid()).encode())]
+        self._relayed_by = [(RELAYED_BY, str(os.getpid()).encode())]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -61,13 +64,15 @@ class Worker:
         if scope["type"] != "http":
             return
         tcp = (scope.get("server") or ("", None))[1] is not None
-        client = self.http_relay if tcp else self.hook_relay
+        onward = self.http_relay if tcp else self.hook_relay
         if lean.wanted(scope, tcp):
-            await self._decide(client, scope, receive, send)
+            await self._decide(onward, scope, receive, send)
         else:
-            await relay.forward(client, scope, receive, send, None)
+            await onward.forward(scope, receive, send, None, self._relayed_by)
 
-    async def _decide(self, client: Any, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _decide(
+        self, onward: relay.Relay, scope: Scope, receive: Receive, send: Send
+    ) -> None:
         request = await lean.read_call(receive, send)
         if request is None:
             return
@@ -80,7 +85,7 @@ class Worker:
         decision = self.gate.check(asked.call)
         if decision.verdict is Verdict.ASK:
             # Held calls live in the service: it judges this one again and holds it.
-            await relay.forward(client, scope, receive, send, data)
+            await onward.forward(scope, receive, send, data, self._relayed_by)
             return
         decision, seq = await judge.record(
             self.writer.append, asked.call, asked.agent, decision, self.known
