@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import http.cookiejar
+from collections.abc import MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -44,7 +45,7 @@ async def _upstream(path: str, seen: list[bytes]) -> asyncio.AbstractServer:
 
 async def _relay_once(
     relay: Relay, method: str, path: str, headers: list[tuple[bytes, bytes]], body: bytes
-) -> list[dict[str, Any]]:
+) -> list[MutableMapping[str, Any]]:
     scope = {
         "type": "http",
         "method": method,
@@ -53,12 +54,12 @@ async def _relay_once(
         "query_string": b"",
         "headers": headers,
     }
-    sent: list[dict[str, Any]] = []
+    sent: list[MutableMapping[str, Any]] = []
 
     async def receive() -> dict[str, Any]:
         return {"type": "http.request", "body": body, "more_body": False}
 
-    async def send(message: dict[str, Any]) -> None:
+    async def send(message: MutableMapping[str, Any]) -> None:
         sent.append(message)
 
     await relay.forward(scope, receive, send, None)
@@ -77,7 +78,7 @@ def test_a_cookie_from_a_reply_never_goes_out_again(tmp_path: Path) -> None:
         (b"connection", b"keep-alive"),
     ]
 
-    async def main() -> list[list[dict[str, Any]]]:
+    async def main() -> list[list[MutableMapping[str, Any]]]:
         server = await _upstream(socket_path, seen)
         relay = Relay(socket_path)
         try:

@@ -127,7 +127,7 @@ def test_cookieless_requests_through_the_workers_never_act_as_the_owner(
     attempts = [routes[n % len(routes)] for n in range(ATTEMPTS - 10)]
     attempts += [("POST", "/logout", b"", {"x-csrf-token": csrf, "origin": origin})] * 10
     # Auto-allowed calls in the same stream keep both processes busy.
-    calls = [
+    calls: list[tuple[str, str, bytes, dict[str, str]]] = [
         ("POST", "/v1/decide", json.dumps(hook_payload("ls /srv", "w", nonce=nonce)).encode(), {})
         for nonce in (f"{n:032x}" for n in range(100))
     ]
