@@ -19,6 +19,7 @@ from pathlib import Path
 from servicekit import POLICY, Env, HookProcess, ServiceProcess, hook_payload
 from test_web import ASKED, free_port, web_code
 
+from redline.approve.install_secrets import HOOK_TOKEN_HEADER, read_hook_token
 from redline.approve.worker import JUDGED_BY, RELAYED_BY
 
 ATTEMPTS = 200
@@ -54,19 +55,19 @@ def log_in(service: ServiceProcess, port: int) -> tuple[str, str, str]:
     return cookie, json.loads(reply)["csrf"], headers.get(RELAYED_BY.decode(), "")
 
 
-def decide(port: int, session: str) -> str:
+def decide(port: int, session: str, token: str) -> str:
     """An auto-allowed call; the pid of the worker that answered it, or ""."""
     body = json.dumps(hook_payload("ls /srv", session, nonce=os.urandom(16).hex())).encode()
-    status, headers, _ = request(port, "POST", "/v1/decide", body)
+    status, headers, _ = request(port, "POST", "/v1/decide", body, {HOOK_TOKEN_HEADER: token})
     assert status == 200
     return headers.get(JUDGED_BY.decode(), "")
 
 
-def serving_worker(port: int) -> None:
+def serving_worker(port: int, token: str) -> None:
     """Wait until a worker answers calls (workers start after the service)."""
     end = time.monotonic() + 60
     with ThreadPoolExecutor(PARALLEL) as pool:
-        while not any(pool.map(decide, [port] * PARALLEL, ["warm"] * PARALLEL)):
+        while not any(pool.map(decide, [port] * PARALLEL, ["warm"] * PARALLEL, [token] * PARALLEL)):
             assert time.monotonic() < end, "no worker answered within a minute"
 
 
@@ -85,7 +86,8 @@ def test_cookieless_requests_through_the_workers_never_act_as_the_owner(
     origin = f"http://127.0.0.1:{port}"
     hooks = [HookProcess(env, hook_payload(ASKED, session=f"held-{n}")) for n in range(3)]
     held = [row["id"] for row in service.wait_pending(3)]
-    serving_worker(port)
+    token = read_hook_token(service.paths) or ""
+    serving_worker(port, token)
 
     # The owner logs in while calls keep both processes busy, until a login
     # (and its reply setting the cookie) passed through a worker.
@@ -93,7 +95,7 @@ def test_cookieless_requests_through_the_workers_never_act_as_the_owner(
 
     def busy(n: int) -> None:
         while not stop.is_set():
-            decide(port, f"busy-{n}")
+            decide(port, f"busy-{n}", token)
 
     sessions: list[tuple[str, str, str]] = []
     with ThreadPoolExecutor(PARALLEL) as pool:
@@ -127,8 +129,9 @@ def test_cookieless_requests_through_the_workers_never_act_as_the_owner(
     attempts = [routes[n % len(routes)] for n in range(ATTEMPTS - 10)]
     attempts += [("POST", "/logout", b"", {"x-csrf-token": csrf, "origin": origin})] * 10
     # Auto-allowed calls in the same stream keep both processes busy.
+    hook = {HOOK_TOKEN_HEADER: token}
     calls: list[tuple[str, str, bytes, dict[str, str]]] = [
-        ("POST", "/v1/decide", json.dumps(hook_payload("ls /srv", "w", nonce=nonce)).encode(), {})
+        ("POST", "/v1/decide", json.dumps(hook_payload("ls /srv", "w", nonce=nonce)).encode(), hook)
         for nonce in (f"{n:032x}" for n in range(100))
     ]
     mixed = attempts[:-10] + calls

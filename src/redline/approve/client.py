@@ -168,6 +168,17 @@ def propose_via_service(
     return _ask(where, "/v1/proposals", request, digest, home, key, connect_timeout)
 
 
+def _token_header(where: str, home: str) -> dict[str, str] | None:
+    """On loopback HTTP, the install's hook token (the service refuses a hook
+    route without it); the Unix socket needs none."""
+    if where.startswith("/"):
+        return None
+    from redline.approve.install_secrets import HOOK_TOKEN_HEADER, read_hook_token
+
+    token = read_hook_token(ServicePaths(home))
+    return {HOOK_TOKEN_HEADER: token} if token else None
+
+
 def _ask(
     where: str,
     path: str,
@@ -182,8 +193,11 @@ def _ask(
     except Unverified as err:
         return unverified(err.code, str(err))
     nonce = request["nonce"] = os.urandom(16).hex()
+    headers = _token_header(where, home)
     try:
-        status, reply = exchange(where, "POST", path, request, connect_timeout=connect_timeout)
+        status, reply = exchange(
+            where, "POST", path, request, connect_timeout=connect_timeout, headers=headers
+        )
     except (Unreachable, Disconnected) as err:
         return unreachable(str(err))
     if status != 200 or not isinstance(reply, dict):
@@ -198,7 +212,7 @@ def _ask(
         if reply.get("status") == "answered":
             return from_answer(verify(reply, pinned, request=None, nonce=nonce, call=digest))
         held, deadline = str(reply["request"]), float(reply["deadline"])
-        return _wait(where, held, deadline, pinned, nonce, digest, connect_timeout)
+        return _wait(where, held, deadline, pinned, nonce, digest, connect_timeout, headers)
     except Unverified as err:
         return unverified(err.code, str(err))
     except (KeyError, TypeError, ValueError):
@@ -213,6 +227,7 @@ def _wait(
     nonce: str,
     digest: str,
     connect_timeout: float,
+    headers: dict[str, str] | None = None,
 ) -> Decision:
     problem: str | None = None
     while (left := deadline + GRACE_S - time.time()) > 0:
@@ -220,7 +235,12 @@ def _wait(
         path = f"/v1/held/{held}?nonce={nonce}&wait={wait:.1f}"
         try:
             status, reply = exchange(
-                where, "GET", path, timeout=wait + 10, connect_timeout=connect_timeout
+                where,
+                "GET",
+                path,
+                timeout=wait + 10,
+                connect_timeout=connect_timeout,
+                headers=headers,
             )
         except (Unreachable, Disconnected) as err:
             problem = str(err)

@@ -22,6 +22,7 @@ from typing import Any
 from starlette.types import Receive, Scope, Send
 
 from redline.approve import judge, lean, relay
+from redline.approve.install_secrets import read_hook_token
 from redline.approve.link import Link, LinkClosed
 from redline.approve.logwriter import LogWriter
 from redline.approve.paths import ServicePaths
@@ -50,6 +51,7 @@ class Worker:
         self.writer = writer
         self.link = link
         self.known = judge.known_secrets(os.environ)
+        self.hook_token = read_hook_token(paths)
         self.hook_relay = relay.Relay(paths.relay_socket("hook"))
         self.http_relay = relay.Relay(paths.relay_socket("http"))
         self._listener: asyncio.Task[None] | None = None
@@ -64,6 +66,12 @@ class Worker:
         if scope["type"] != "http":
             return
         tcp = (scope.get("server") or ("", None))[1] is not None
+        if tcp and lean.hook_route(scope):
+            # The service's own check, before judging anything here.
+            refusal = lean.hook_refusal(scope, self.hook_token)
+            if refusal is not None:
+                await lean.reply(send, refusal[0], {"error": refusal[1]})
+                return
         onward = self.http_relay if tcp else self.hook_relay
         if lean.wanted(scope, tcp):
             await self._decide(onward, scope, receive, send)

@@ -135,6 +135,7 @@ def _add_workers(service: Any, args: argparse.Namespace, listeners: list[socket.
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from redline.approve import install_secrets
     from redline.approve.app import build, server_config
     from redline.approve.paths import ServicePaths
     from redline.approve.service import Service
@@ -157,6 +158,8 @@ def run(args: argparse.Namespace) -> int:
             signer=signer,
             store_url=resolve_url(args.store, os.environ),
             timeout_s=args.timeout,
+            hook_token=install_secrets.hook_token(paths),
+            pairing_key=install_secrets.pairing_key(paths),
         )
         sockets = [bind_unix(paths.hook_socket), bind_unix(paths.owner_socket)]
         paths.secure_socket(paths.hook_socket, shared=True)

@@ -174,6 +174,10 @@ def install(
     environ: Mapping[str, str] | None = None,
 ) -> list[Change]:
     chosen = resolve_service(options or Options(), environ)
+    if chosen.service:
+        from redline.hooks.install.service import write_hook_token
+
+        write_hook_token(environ)
     if host == "hermes":
         from redline.hooks.install import hermes
 
