@@ -173,6 +173,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--listen-fd", type=int, action="append", default=[])
     parser.add_argument("--policy")
     args = parser.parse_args(argv)
+    os.umask(0o077)  # as the service: whatever it creates is the owner's alone
     logging.basicConfig(
         level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s: %(message)s"
     )

@@ -123,6 +123,9 @@ def fast_main(argv: Sequence[str]) -> int:
         adapter = adapter_for(host)
         if service:
             from redline.approve.client import handle_service
+        from redline.home import home_dir, secure_quickly
+
+        secure_quickly(home_dir(os.environ))  # the log and state it writes: 0600
     except UsageError as error:
         sys.stderr.write(f"redline hook: {error}\n{USAGE}\nredline blocked this call\n")
         return BLOCK

@@ -143,6 +143,7 @@ def run(args: argparse.Namespace) -> int:
     from redline.audit.store import LogUnavailable, resolve_url
     from redline.gatekeeper import Gate
     from redline.home import home_dir
+    from redline.home_modes import loose_note, secure
     from redline.policy.load import PolicyError
 
     logging.basicConfig(
@@ -150,6 +151,11 @@ def run(args: argparse.Namespace) -> int:
     )
     paths = ServicePaths(home_dir(), args.agent_group)
     try:
+        # Everything the service and its workers create is the owner's alone.
+        left = secure(paths.home)
+        if left:
+            fix = "they are not yours to change: have their owner run `chmod go-rwx` on them"
+            sys.stderr.write(f"redline serve: {loose_note(left, fix)}\n")
         paths.prepare()
         signer = Signer.load_or_create(paths)
         gate = Gate.from_environ(os.environ, args.policy)
