@@ -3,8 +3,9 @@
 A worker answers auto-decided calls itself; every other request on its
 connections (a call to hold, a long poll for an answer, the web page) goes
 to the service over its relay socket for that listener, and the reply comes
-back as it was sent, streamed. The service applies its own checks (routes
-per listener, `Host`, hook token, login, CSRF, `Origin`) there, as if the
+back as it was sent, streamed (with `x-redline-relayed-by: PID` added, so
+the operator can tell). The service applies its own checks (routes per
+listener, `Host`, hook token, login, CSRF, `Origin`) there, as if the
 request had reached it directly. A service that cannot be reached is a 502
 the hook treats as a failure (it blocks), never an answer.
 
@@ -16,7 +17,8 @@ cookie, kept from a reply, went out again on a stranger's request). So it
 is a bare connection pool (`httpcore`), with no cookie jar, no auth, no
 default headers and no redirects: each request goes out with the headers
 the caller sent, in their order, less only the hop-by-hop ones (which
-describe one connection, not the request), and nothing added. The only
+describe one connection, not the request), and nothing added (but the
+length of a body that came in chunks, which frames it anew). The only
 thing kept is idle connections to the relay socket, which carry no state of
 their own (the service authenticates each request, never a connection).
 """
