@@ -15,7 +15,7 @@ from pathlib import Path
 
 from servicekit import POLICY, Env, HookProcess, ServiceProcess, hook_payload
 from test_web import ASKED, free_port, web_code
-from test_websession import PARALLEL, request, serving_worker
+from test_websession import PARALLEL, WORKERS, request, serving_worker
 
 from redline.approve.client import decide_via_service
 from redline.approve.install_secrets import HOOK_TOKEN_HEADER, read_hook_token
@@ -57,7 +57,7 @@ def test_forged_and_cross_origin_requests_never_reach_the_queue(
     port = free_port()
     policy = tmp_path / "policy.yaml"
     shutil.copy(POLICY, policy)  # an "always" that got through would write beside it
-    service = make_service("--http", f"127.0.0.1:{port}", "--policy", str(policy))
+    service = make_service("--http", f"127.0.0.1:{port}", "--policy", str(policy), *WORKERS)
     token = read_hook_token(service.paths)
     assert token is not None
     page = f"http://127.0.0.1:{port}"

@@ -21,9 +21,12 @@ from test_web import ASKED, free_port, web_code
 
 from redline.approve.install_secrets import HOOK_TOKEN_HEADER, read_hook_token
 from redline.approve.worker import JUDGED_BY, RELAYED_BY
+from redline.cli.serve import default_workers
 
 ATTEMPTS = 200
 LOGINS = 5  # the most one sender may try in a minute
+# The default worker(s); at least one, on a machine where the default is none.
+WORKERS = ("--workers", str(max(1, default_workers())))
 PARALLEL = 8  # an idle service takes every connection itself; in parallel, workers take some
 
 
@@ -82,7 +85,7 @@ def test_cookieless_requests_through_the_workers_never_act_as_the_owner(
     # A policy of its own: an "always" that got through would write its allowlist.
     policy = tmp_path / "policy.yaml"
     shutil.copy(POLICY, policy)
-    service = make_service("--http", f"127.0.0.1:{port}", "--policy", str(policy))
+    service = make_service("--http", f"127.0.0.1:{port}", "--policy", str(policy), *WORKERS)
     origin = f"http://127.0.0.1:{port}"
     hooks = [HookProcess(env, hook_payload(ASKED, session=f"held-{n}")) for n in range(3)]
     held = [row["id"] for row in service.wait_pending(3)]
