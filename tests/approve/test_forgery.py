@@ -168,14 +168,15 @@ def test_forged_and_cross_origin_requests_never_reach_the_queue(
 
 
 def owner_session(port: int, code: str) -> tuple[str, str]:
-    """The owner logs in with `code` (same origin): the cookie and CSRF token."""
-    status, headers, _ = request(
-        port,
-        "POST",
-        "/login",
-        f"code={code}".encode(),
-        {"content-type": "application/x-www-form-urlencoded", "origin": f"http://127.0.0.1:{port}"},
-    )
+    """The owner logs in with `code` from the page itself, as a browser sends
+    it: the cookie and CSRF token."""
+    browser = {
+        "content-type": "application/x-www-form-urlencoded",
+        "origin": f"http://127.0.0.1:{port}",
+        "sec-fetch-site": "same-origin",
+        "sec-fetch-mode": "navigate",
+    }
+    status, headers, _ = request(port, "POST", "/login", f"code={code}".encode(), browser)
     assert status == 303
     cookie = headers["set-cookie"].split(";", 1)[0]
     status, _, reply = request(port, "GET", "/api/session", headers={"cookie": cookie})
