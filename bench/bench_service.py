@@ -26,6 +26,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import functools
 import json
 import multiprocessing
 import os
@@ -44,17 +45,28 @@ from botapi import OWNER, BotApi, pair_owner  # noqa: E402
 from servicekit import POLICY, ServiceProcess, eventually, make_env  # noqa: E402
 
 from redline.approve.client import decide_via_service  # noqa: E402
+from redline.approve.install_secrets import HOOK_TOKEN_HEADER, read_hook_token  # noqa: E402
 from redline.approve.wire import exchange  # noqa: E402
 
 AUTO = {"tool": "Bash", "args": {"command": "ls -la /srv/app"}, "cwd": "/srv/app"}
 ASKED = {"tool": "Bash", "args": {"command": "git push --force origin main"}, "cwd": "/srv/app"}
 
 
+TOKEN_ENV = "REDLINE_BENCH_HOOK_TOKEN"  # noqa: S105 - a variable's name
+"""The service's hook token, for the load processes (loopback HTTP needs it)."""
+
+
+@functools.cache
+def _token_line() -> str:
+    token = os.environ.get(TOKEN_ENV, "")
+    return f"{HOOK_TOKEN_HEADER}: {token}\r\n" if token else ""
+
+
 def request_bytes(body: dict[str, Any], n: int) -> bytes:
     data = json.dumps({**body, "session": f"bench-{n % 64}", "nonce": f"{n:032x}"}).encode()
     head = (
         "POST /v1/decide HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(data)}\r\n\r\n"
+        f"Content-Length: {len(data)}\r\n{_token_line()}\r\n"
     )
     return head.encode() + data
 
@@ -265,6 +277,7 @@ def main() -> None:
             print(f"policy {POLICY.name}, store {args.store or 'sqlite (default)'}, "
                   f"workers {'default' if args.workers is None else args.workers}")  # fmt: skip
             sock, http = service.paths.hook_socket, f"127.0.0.1:{port}"
+            os.environ[TOKEN_ENV] = read_hook_token(service.paths) or ""
             print(f"machine speed before: {machine_speed(POLICY)}")
             time.sleep(2.0)  # judging workers start after the service answers
             throughput(sock, 1.0, args.connections, service.proc.pid)  # warm-up, not counted

@@ -62,3 +62,28 @@ def redline_home(environ: Mapping[str, str] | None = None) -> Path:
     from pathlib import Path
 
     return Path(home_dir(environ))
+
+
+def secure_quickly(home: str) -> OSError | None:
+    """At a hook's start: whatever it creates is the owner's alone (umask
+    0o077), and the home is tightened (`redline.home_modes`) if its own mode
+    lets anyone else in, beyond the agent's group that `redline serve
+    --agent-group` noted. One `stat` when all is well. Never raises: a
+    failure is returned, and the call is still judged."""
+    os.umask(0o077)
+    try:
+        st = os.stat(home)
+    except OSError:
+        return None  # made 0700, under the umask, by whatever creates it first
+    others = st.st_mode & 0o077
+    if not others:
+        return None
+    if others == 0o010 and os.path.exists(os.path.join(home, "service", "agent-group")):
+        return None  # the agent's group may enter (`home_modes` checks the rest)
+    try:
+        from redline.home_modes import tighten
+
+        tighten(home)
+    except OSError as error:  # `redline doctor` names what is loose
+        return error
+    return None

@@ -80,8 +80,14 @@ class Paired(NamedTuple):
         return self._asdict()
 
 
-def _digest(code: str) -> str:
-    return hashlib.sha256(normalise(code).encode()).hexdigest()
+DIGEST_PREFIX = "hmac-sha256:"
+"""Stored codes are keyed hashes; a row without this prefix (a bare SHA-256
+from before) never matches and is dropped."""
+
+
+def _digest(key: bytes, code: str) -> str:
+    mac = hmac.new(key, normalise(code).encode(), hashlib.sha256).hexdigest()
+    return DIGEST_PREFIX + mac
 
 
 def normalise(code: str) -> str:
@@ -93,11 +99,18 @@ def show(code: str) -> str:
 
 
 class Pairing:
-    def __init__(self, db: Database, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, db: Database, key: bytes, clock: Callable[[], float] = time.time) -> None:
+        """`key`: the install's pairing key (`approve.install_secrets`), under
+        which codes are stored."""
+        if len(key) < 16:
+            raise ValueError("a pairing key needs at least 16 bytes")
         self.db = db
+        self.key = key
         self.clock = clock
         for statement in SCHEMA:
             db.execute(statement)
+        # Codes stored the old way (bare SHA-256) are never honoured: gone.
+        db.execute("DELETE FROM pair_codes WHERE digest NOT LIKE ?", (DIGEST_PREFIX + "%",))
 
     def issue(self, channel: str, ttl: float = CODE_TTL_S) -> tuple[str, float]:
         """A new one-time code for `channel` (replacing any outstanding one)."""
@@ -106,7 +119,7 @@ class Pairing:
         self.db.execute("DELETE FROM pair_codes WHERE channel = ?", (channel,))
         self.db.execute(
             "INSERT INTO pair_codes (channel, digest, expires) VALUES (?, ?, ?)",
-            (channel, _digest(code), expires),
+            (channel, _digest(self.key, code), expires),
         )
         return show(code), expires
 
@@ -134,8 +147,8 @@ class Pairing:
             return Result.RATE_LIMITED
         rows = self.db.fetch("SELECT digest, expires FROM pair_codes WHERE channel = ?", (channel,))
         result = Result.EXPIRED
-        if rows and rows[0][1] > now:
-            good = hmac.compare_digest(str(rows[0][0]), _digest(code))
+        if rows and rows[0][1] > now and str(rows[0][0]).startswith(DIGEST_PREFIX):
+            good = hmac.compare_digest(str(rows[0][0]), _digest(self.key, code))
             result = Result.PAIRED if good else Result.WRONG
         ok = result is Result.PAIRED
         if ok:

@@ -16,6 +16,7 @@ from servicekit import POLICY
 
 from redline.approve import logwriter
 from redline.approve.app import build
+from redline.approve.install_secrets import HOOK_TOKEN_HEADER
 from redline.approve.logwriter import LogWriter
 from redline.approve.paths import ServicePaths
 from redline.approve.service import Service
@@ -24,6 +25,7 @@ from redline.audit.entry import Entry, Kind, Record
 from redline.audit.store import LogBusy, LogUnavailable, Payload, Store, open_store, verify_store
 from redline.gatekeeper import Gate
 
+TOKEN = "t" * 43
 AUTO = {"tool": "Bash", "args": {"command": "ls -la /srv/app"}, "cwd": "/srv/app"}
 
 
@@ -35,7 +37,8 @@ def record(n: int) -> Record:
 
 def make_service(tmp_path: Path) -> Service:
     signer = Signer.load_or_create(ServicePaths(str(tmp_path / "redline")))
-    return Service(gate=Gate(POLICY), signer=signer, store_url=f"sqlite://{tmp_path}/log.sqlite3")
+    url = f"sqlite://{tmp_path}/log.sqlite3"
+    return Service(gate=Gate(POLICY), signer=signer, store_url=url, hook_token=TOKEN)
 
 
 def call(n: int) -> dict[str, Any]:
@@ -50,7 +53,8 @@ def on_loopback_http(service: Service) -> Any:
         await app({**scope, "server": ("127.0.0.1", 8787)}, receive, send)
 
     transport = httpx.ASGITransport(app=listener, client=("127.0.0.1", 50000))
-    return httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1")
+    token = {HOOK_TOKEN_HEADER: TOKEN}
+    return httpx.AsyncClient(transport=transport, base_url="http://127.0.0.1", headers=token)
 
 
 def test_concurrent_appends_share_transactions_and_keep_the_chain(tmp_path: Path) -> None:

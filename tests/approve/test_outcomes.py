@@ -169,8 +169,9 @@ def test_files_and_sockets_are_the_owners(
     assert mode(paths.owner_dir) == 0o700
     assert mode(paths.owner_socket) == 0o600
     assert mode(paths.hook_socket) == 0o600
-    assert mode(paths.public_key) == 0o644
+    assert mode(paths.public_key) == 0o600
     assert mode(paths.service_dir) == 0o700
+    assert mode(paths.home) == 0o700
 
 
 @pytest.mark.postgres
@@ -197,10 +198,15 @@ def test_the_agents_group_may_use_the_hook_socket_only(
     group = grp.getgrgid(os.getgid()).gr_name
     service = make_service("--agent-group", group)
     paths = service.paths
+    assert os.stat(paths.home).st_mode & 0o777 == 0o710
     assert os.stat(paths.service_dir).st_mode & 0o777 == 0o750
     assert os.stat(paths.hook_socket).st_mode & 0o777 == 0o660
+    assert os.stat(paths.public_key).st_mode & 0o777 == 0o640
     assert os.stat(paths.hook_socket).st_gid == os.getgid()
     assert os.stat(paths.owner_dir).st_mode & 0o777 == 0o700
     assert os.stat(paths.owner_socket).st_mode & 0o777 == 0o600
     code, decision = run_hook(env, hook_payload("ls /srv"))
     assert (code, decision["verdict"]) == (0, "allow")
+    # A hook run by the owner leaves what the agent's group must reach as it was.
+    assert os.stat(paths.home).st_mode & 0o777 == 0o710
+    assert os.stat(paths.hook_socket).st_mode & 0o777 == 0o660

@@ -3,6 +3,8 @@ after repeated wrong codes; paired senders listed and revoked."""
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -18,7 +20,10 @@ from redline.pairing import (
     Paired,
     Pairing,
     Result,
+    normalise,
 )
+
+KEY = b"k" * 32
 
 
 class Clock:
@@ -41,7 +46,7 @@ def pairing(request: pytest.FixtureRequest, tmp_path: Path, clock: Clock) -> Ite
     else:
         url = request.getfixturevalue("pg_url")
     db = Database(url)
-    yield Pairing(db, clock)
+    yield Pairing(db, KEY, clock)
     db.close()
 
 
@@ -112,3 +117,46 @@ def test_a_paired_sender_can_be_revoked(pairing: Pairing) -> None:
     assert not pairing.is_paired("telegram", "42")
     assert not pairing.revoke("telegram", "42")
     assert pairing.paired() == []
+
+
+def _stored(pairing: Pairing, channel: str) -> list[str]:
+    return [str(row[0]) for row in pairing.db.fetch(
+        "SELECT digest FROM pair_codes WHERE channel = ?", (channel,)
+    )]  # fmt: skip
+
+
+def test_a_code_is_stored_under_the_install_key_never_as_a_bare_hash(
+    pairing: Pairing,
+) -> None:
+    code, _ = pairing.issue("web")
+    bare = hashlib.sha256(normalise(code).encode()).hexdigest()
+    keyed = hmac.new(KEY, normalise(code).encode(), hashlib.sha256).hexdigest()
+    assert _stored(pairing, "web") == [f"hmac-sha256:{keyed}"]
+    assert bare not in _stored(pairing, "web")[0]
+
+
+def test_a_code_is_good_only_under_the_key_it_was_stored_with(
+    pairing: Pairing, clock: Clock
+) -> None:
+    code, _ = pairing.issue("web")
+    other = Pairing(pairing.db, b"o" * 32, clock)
+    assert other.redeem("web", "owner", code) is Result.WRONG
+    assert pairing.redeem("web", "owner", code) is Result.PAIRED
+
+
+def test_a_code_stored_the_old_way_is_never_honoured(pairing: Pairing, clock: Clock) -> None:
+    """A bare SHA-256 row (from before keyed codes) neither pairs nor survives a start."""
+    bare = hashlib.sha256(b"ABCDEFGH").hexdigest()
+    pairing.db.execute(
+        "INSERT INTO pair_codes (channel, digest, expires) VALUES (?, ?, ?)",
+        ("web", bare, clock.now + 60),
+    )
+    assert pairing.redeem("web", "owner", "ABCD-EFGH") is Result.EXPIRED
+    assert pairing.redeem("web", "owner", bare) is Result.EXPIRED
+    Pairing(pairing.db, KEY, clock)
+    assert _stored(pairing, "web") == []
+
+
+def test_a_short_key_is_refused(pairing: Pairing) -> None:
+    with pytest.raises(ValueError, match="at least 16 bytes"):
+        Pairing(pairing.db, b"short")

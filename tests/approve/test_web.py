@@ -24,6 +24,8 @@ from servicekit import (
     run_hook,
 )
 
+from redline.approve.install_secrets import HOOK_TOKEN_HEADER, read_hook_token
+
 CHROMIUM = "/usr/bin/chromium"
 ASKED = "git push --force origin main"
 
@@ -71,9 +73,13 @@ def test_the_session_cookie_is_httponly_and_samesite(
     assert "default-src 'none'" in reply.headers["content-security-policy"]
 
 
-def test_only_loopback_host_names_are_served(client: httpx.Client) -> None:
+def test_only_loopback_host_names_are_served(
+    web: tuple[ServiceProcess, str], client: httpx.Client
+) -> None:
+    token = read_hook_token(web[0].paths) or ""
     assert client.get("/login", headers={"host": "evil.example"}).status_code == 400
-    assert client.get("/v1/health", headers={"host": "rebound.example:80"}).status_code == 400
+    rebound = {"host": "rebound.example:80", HOOK_TOKEN_HEADER: token}
+    assert client.get("/v1/health", headers=rebound).status_code == 400
     assert client.get("/login", headers={"host": "localhost"}).status_code == 200
 
 

@@ -18,6 +18,7 @@ import pytest
 from servicekit import Env, HookProcess, ServiceProcess, eventually, hook_payload
 
 from redline.approve.client import call_digest, pinned_key, verify
+from redline.approve.install_secrets import HOOK_TOKEN_HEADER, read_hook_token
 from redline.approve.paths import ServicePaths
 from redline.approve.worker import JUDGED_BY
 from redline.audit.recorder import open_log
@@ -27,13 +28,16 @@ ASKED = "git push --force origin main"
 TRIES = 400  # fresh connections to find a worker's answers among the service's
 
 
-def decide(address: str, payload: dict[str, Any], host: str = "127.0.0.1") -> tuple[int, str, Any]:
+def decide(
+    address: str, payload: dict[str, Any], host: str = "127.0.0.1", token: str | None = None
+) -> tuple[int, str, Any]:
     """One call on a fresh connection: status, the answering worker's pid ("" for
-    the service itself), and the JSON reply."""
+    the service itself), and the JSON reply. `token`: the hook token to send."""
     data = json.dumps(payload).encode()
+    extra = f"{HOOK_TOKEN_HEADER}: {token}\r\n" if token else ""
     head = (
         f"POST /v1/decide HTTP/1.1\r\nHost: {host}\r\nContent-Type: application/json\r\n"
-        f"Content-Length: {len(data)}\r\nConnection: close\r\n\r\n"
+        f"Content-Length: {len(data)}\r\n{extra}Connection: close\r\n\r\n"
     ).encode()
     if address.startswith("/"):
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -73,6 +77,7 @@ def answers(
     tries: int = TRIES,
     host: str = "127.0.0.1",
     worker: bool = True,
+    token: str | None = None,
 ) -> list[tuple[int, str, Any]]:
     """Fresh-connection calls until some were answered by a worker and some by
     the service, or `tries` ran out (workers start after the service does: a
@@ -81,7 +86,8 @@ def answers(
     end = time.monotonic() + (60 if worker else 0)
 
     def one(n: int) -> tuple[int, str, Any]:
-        return decide(address, hook_payload(command, session, nonce=nonce(time.time_ns())), host)
+        payload = hook_payload(command, session, nonce=nonce(time.time_ns()))
+        return decide(address, payload, host, token)
 
     # Calls in parallel: an idle service takes every connection itself.
     with ThreadPoolExecutor(8) as pool:
@@ -200,11 +206,12 @@ def test_a_worker_refuses_what_the_service_refuses_on_http(
     port = free_port()
     service = make_service("--workers", "2", "--http", f"127.0.0.1:{port}")
     address = f"127.0.0.1:{port}"
-    seen = answers(address, "ls /srv", "s-http")
+    token = read_hook_token(service.paths)
+    seen = answers(address, "ls /srv", "s-http", token=token)
     assert worker_pids(seen)
     assert {r["answer"]["verdict"] for _, _, r in seen} == {"allow"}
     # A page on another site rebound to 127.0.0.1 is refused wherever it lands.
-    refused = answers(address, "ls /srv", "s-http", 40, "evil.example", worker=False)
+    refused = answers(address, "ls /srv", "s-http", 40, "evil.example", False, token)
     assert {(status, who) for status, who, _ in refused} == {(400, "")}
     assert service.pending() == []
 

@@ -14,7 +14,8 @@ from redline.hooks.install import install
 def test_nothing_wired(env: Env, tmp_path: Path) -> None:
     findings = diagnose(str(tmp_path / "home"), None, env)
     assert [(f.host, f.ok, f.detail) for f in findings] == [
-        (host, True, "not wired up") for host in ("claude-code", "codex", "gemini", "hermes")
+        ("redline", True, "only the owner can reach the gate's files"),
+        *((host, True, "not wired up") for host in ("claude-code", "codex", "gemini", "hermes")),
     ]
 
 
@@ -25,6 +26,7 @@ def test_every_installed_hook_answers(env: Env, tmp_path: Path) -> None:
     findings = diagnose(home, None, env)
     assert all(f.ok for f in findings), findings
     assert [(f.host, f.event) for f in findings] == [
+        ("redline", None),
         ("claude-code", "PreToolUse"),
         ("codex", "PreToolUse"),
         ("codex", None),  # Codex trusts it
@@ -104,3 +106,22 @@ def test_the_probes_are_logged_under_the_doctors_session(env: Env, tmp_path: Pat
         for e in everything
     ] == [(SESSION, "Bash", "allow", "ls"), (SESSION, "Bash", "deny", "rm -rf /")]
     assert SESSION == "redline-doctor"
+
+
+def test_a_home_others_can_reach_is_reported(env: Env, tmp_path: Path) -> None:
+    home = Path(env["REDLINE_HOME"])
+    (home / "sessions").mkdir(parents=True, mode=0o755)
+    (home / "log.sqlite3").write_text("")
+    for loose_dir in (home, home / "sessions"):
+        loose_dir.chmod(0o755)  # as an older version left them
+    (home / "log.sqlite3").chmod(0o644)
+    [finding] = [f for f in diagnose(str(tmp_path / "home"), None, env) if f.host == "redline"]
+    assert finding == Finding(
+        "redline",
+        str(home),
+        None,
+        False,
+        f"other users can reach `{home}` (755, wants 700), `{home}/sessions` (755, wants 700), "
+        f"`{home}/log.sqlite3` (644, wants 600); `redline serve`, `redline install` or the "
+        "next hook makes them the owner's alone",
+    )

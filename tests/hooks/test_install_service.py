@@ -17,6 +17,7 @@ from hookkit import Env
 
 from redline.approve.client import GRACE_S
 from redline.approve.defaults import HOLD_TIMEOUT_S
+from redline.approve.install_secrets import hook_token_path, read_hook_token
 from redline.approve.paths import ServicePaths
 from redline.approve.signing import Signer, encode_public
 from redline.hooks.install import Options, hook_command, install, uninstall
@@ -193,3 +194,28 @@ def test_cli_prints_the_pinned_key_and_the_timeout(env: Env, tmp_path: Path) -> 
         check=False,
     )
     assert wrong.returncode != 0 and "go with --service" in wrong.stderr
+
+
+def test_install_writes_the_hook_token_owner_only_and_never_on_the_command_line(
+    env: Env, tmp_path: Path
+) -> None:
+    home = tmp_path / "home"
+    install("claude-code", home=str(home), options=SERVICE, environ=env)
+    paths = ServicePaths(env["REDLINE_HOME"])
+    token_file = Path(hook_token_path(paths))
+    token = read_hook_token(paths)
+    assert token is not None and len(token) == 43
+    assert (token_file.stat().st_mode & 0o777, Path(paths.owner_dir).stat().st_mode & 0o777) == (
+        0o600,
+        0o700,
+    )
+    settings = (home / ".claude" / "settings.json").read_text()
+    assert token not in settings
+    # Installed again (another agent, or the same one), the token stays the same.
+    install("codex", home=str(home), options=SERVICE, environ=env)
+    assert read_hook_token(paths) == token
+
+
+def test_a_local_install_makes_no_hook_token(env: Env, tmp_path: Path) -> None:
+    install("claude-code", home=str(tmp_path / "home"), environ=env)
+    assert read_hook_token(ServicePaths(env["REDLINE_HOME"])) is None

@@ -3,7 +3,9 @@
 Three listeners, three route sets: the hook socket (the agent's user may
 connect) reaches only `/v1/decide`, `/v1/held/...` and proposals; the owner
 socket (0600) also answers, lists and pairs; loopback HTTP serves the agent's
-routes and the web page, whose own login and CSRF checks guard every answer.
+routes and the web page, whose own login and CSRF checks guard every answer;
+there the hook routes also need the install's hook token and refuse any
+request a browser sent (`lean.hook_refusal`).
 With judging workers, a relay socket per listener (0600, in the owner's
 directory) takes what a worker passes on, with that listener's routes and
 checks.
@@ -188,6 +190,12 @@ class Dispatch:
             return
         server = scope.get("server") or ("", None)
         tcp = server[1] is not None or str(server[0]) in self.as_tcp
+        if tcp and lean.hook_route(scope):
+            # A hook route on loopback HTTP: the hook token, and no browser.
+            refusal = lean.hook_refusal(scope, self.service.hook_token)
+            if refusal is not None:
+                await lean.reply(send, refusal[0], {"error": refusal[1]})
+                return
         app = self.tcp if tcp else self.apps.get(str(server[0]))
         if app is not None and lean.wanted(scope, tcp):
             await lean.decide(self.service, scope, receive, send)

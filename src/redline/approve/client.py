@@ -172,6 +172,17 @@ def propose_via_service(
     return _ask(where, "/v1/proposals", request, digest, home, key, connect_timeout, deadline)
 
 
+def _token_header(where: str, home: str) -> dict[str, str] | None:
+    """On loopback HTTP, the install's hook token (the service refuses a hook
+    route without it); the Unix socket needs none."""
+    if where.startswith("/"):
+        return None
+    from redline.approve.install_secrets import HOOK_TOKEN_HEADER, read_hook_token
+
+    token = read_hook_token(ServicePaths(home))
+    return {HOOK_TOKEN_HEADER: token} if token else None
+
+
 def _ask(
     where: str,
     path: str,
@@ -188,6 +199,7 @@ def _ask(
         return unverified(err.code, str(err))
     nonce = request["nonce"] = os.urandom(16).hex()
     bound = deadline or Deadline(float("inf"))
+    headers = _token_header(where, home)
     try:
         status, reply = exchange(
             where,
@@ -196,6 +208,7 @@ def _ask(
             request,
             timeout=bound.wait_s(DECIDE_TIMEOUT_S),
             connect_timeout=bound.wait_s(connect_timeout),
+            headers=headers,
         )
     except (Unreachable, Disconnected) as err:
         if bound.wait_s() <= 0:
@@ -213,7 +226,7 @@ def _ask(
         if reply.get("status") == "answered":
             return from_answer(verify(reply, pinned, request=None, nonce=nonce, call=digest))
         held, expires = str(reply["request"]), float(reply["deadline"])
-        return _wait(where, held, expires, pinned, nonce, digest, connect_timeout, bound)
+        return _wait(where, held, expires, pinned, nonce, digest, connect_timeout, bound, headers)
     except Unverified as err:
         return unverified(err.code, str(err))
     except (KeyError, TypeError, ValueError):
@@ -229,6 +242,7 @@ def _wait(
     digest: str,
     connect_timeout: float,
     bound: Deadline,
+    headers: dict[str, str] | None = None,
 ) -> Decision:
     """Long-poll for held call `held` until it `expires` (wall clock) and
     `GRACE_S` more, or the hook's deadline `bound` comes first."""
@@ -247,6 +261,7 @@ def _wait(
                 path,
                 timeout=min(wait + 10, mine),
                 connect_timeout=min(connect_timeout, mine),
+                headers=headers,
             )
         except (Unreachable, Disconnected) as err:
             problem = str(err)

@@ -7,11 +7,14 @@ in `app` answers (same status codes, same JSON value; a signed answer is
 written as the text it was signed over), and refuses a body over `MAX_BODY`.
 On loopback HTTP it takes only a `Host` of `127.0.0.1` or `localhost` (with
 or without a port); anything else goes the routed way, whose host check
-refuses it, so this path never loosens what the app enforces.
+refuses it, so this path never loosens what the app enforces. Every hook
+route on loopback HTTP also needs the install's hook token and no browser
+headers (`hook_refusal`), checked before this handler or the router runs.
 """
 
 from __future__ import annotations
 
+import hmac
 import json
 from collections.abc import Awaitable, Callable
 from typing import TYPE_CHECKING, Any
@@ -26,6 +29,8 @@ MAX_BODY = 4 * 1024 * 1024
 """A call's body larger than this is refused: nothing legitimate is near it."""
 
 LOOPBACK_HOSTS = frozenset({b"127.0.0.1", b"localhost"})
+TOKEN_HEADER = b"x-redline-hook-token"
+"""The hook token's header (`install_secrets`), as ASGI spells header names."""
 _JSON = [(b"content-type", b"application/json")]
 
 
@@ -33,10 +38,36 @@ def wanted(scope: Scope, tcp: bool) -> bool:
     """Whether this request is the decision route this handler may take."""
     if scope["type"] != "http" or scope["path"] != PATH or scope["method"] != "POST":
         return False
-    return not tcp or _loopback_host(scope)
+    return not tcp or loopback_host(scope)
 
 
-def _loopback_host(scope: Scope) -> bool:
+def from_browser(scope: Scope) -> bool:
+    """Whether a browser sent this request: it names an `Origin` or its fetch
+    metadata (`Sec-Fetch-*`); a hook sends neither."""
+    return any(name == b"origin" or name.startswith(b"sec-fetch-") for name, _ in scope["headers"])
+
+
+def hook_route(scope: Scope) -> bool:
+    """A request for a hook route (`/v1/...`), whatever its `Host` says (the
+    app's host check reads only the first of several)."""
+    path: str = scope["path"]
+    return scope["type"] == "http" and path.startswith("/v1/")
+
+
+def hook_refusal(scope: Scope, token: str | None) -> tuple[int, str] | None:
+    """Why a hook route on loopback HTTP refuses this request (status, reason),
+    `None` if it may go on: a browser's request is refused (a page on another
+    origin can reach 127.0.0.1 too), and the install's hook token must come
+    with it, compared in constant time (no token set up: nothing goes on)."""
+    if from_browser(scope):
+        return 403, "a browser's request is refused on the hook routes"
+    given = [value for name, value in scope["headers"] if name == TOKEN_HEADER]
+    if token is None or len(given) != 1 or not hmac.compare_digest(given[0], token.encode()):
+        return 401, "the hook token is missing or wrong (see `redline install --service`)"
+    return None
+
+
+def loopback_host(scope: Scope) -> bool:
     hosts = [value for name, value in scope["headers"] if name == b"host"]
     if len(hosts) != 1:
         return False

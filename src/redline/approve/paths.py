@@ -1,8 +1,10 @@
 """Where the service keeps its sockets and keys under `$REDLINE_HOME`.
 
+$REDLINE_HOME           0700 (0710, group = the agent's group, with one)
     service/            0750, group = the agent's group (0700 without one)
+      agent-group       0600: that group's id, with `--agent-group`
       hook.sock         0660: hooks connect here (owner and the agent's user)
-      signing.pub       0644: the public key hooks pin
+      signing.pub       0640 (0600 without an agent's group): the public key hooks pin
       owner/            0700: the owner only
         owner.sock      0600: `redline pending/approve/reject/pair`
         relay-*.sock    0600: judging workers hand the service what they
@@ -19,6 +21,17 @@ import os
 from typing import NamedTuple
 
 SERVICE_DIR = "service"
+AGENT_GROUP_FILE = "agent-group"
+
+
+def write_private(path: str, text: str) -> None:
+    """Write `path` 0600 from its creation (temporary file, then renamed)."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(fd, "w", encoding="ascii") as out:
+        out.write(text)
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, path)
 
 
 class ServicePaths(NamedTuple):
@@ -66,17 +79,37 @@ class ServicePaths(NamedTuple):
                 return int(self.agent_group)
             raise ValueError(f"unknown group `{self.agent_group}`") from None
 
+    @property
+    def agent_group_file(self) -> str:
+        """The agent's group id, when `--agent-group` shares the hook socket
+        (`redline.home_modes` keeps that group's bits on the shared entries)."""
+        return os.path.join(self.service_dir, AGENT_GROUP_FILE)
+
     def prepare(self) -> None:
-        """Make the directories with their modes (fixing them if they drifted)."""
-        if not os.path.isdir(self.home):
-            os.makedirs(self.home, mode=0o711)
+        """Make the directories with their modes (fixing them if they drifted):
+        the owner's alone, but for what the agent's group must reach."""
+        old = os.umask(0o077)
+        try:
+            os.makedirs(self.owner_dir, mode=0o700, exist_ok=True)
+        finally:
+            os.umask(old)
         gid = self.group_id()
-        os.makedirs(self.service_dir, exist_ok=True)
-        os.makedirs(self.owner_dir, exist_ok=True)
         if gid is not None:
-            os.chown(self.service_dir, -1, gid)
+            for path in (self.home, self.service_dir):
+                os.chown(path, -1, gid)
+            write_private(self.agent_group_file, f"{gid}\n")
+        elif os.path.exists(self.agent_group_file):
+            os.unlink(self.agent_group_file)
+        os.chmod(self.home, 0o710 if gid is not None else 0o700)
         os.chmod(self.service_dir, 0o750 if gid is not None else 0o700)
         os.chmod(self.owner_dir, 0o700)
+
+    def secure_public(self, path: str) -> None:
+        """The public key: the owner's, and readable by the agent's group if any."""
+        gid = self.group_id()
+        if gid is not None:
+            os.chown(path, -1, gid)
+        os.chmod(path, 0o640 if gid is not None else 0o600)
 
     def secure_socket(self, path: str, shared: bool) -> None:
         """Give a freshly bound socket its mode: the hook socket to the agent's

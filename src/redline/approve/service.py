@@ -70,8 +70,12 @@ class Service:
         timeout_s: float = DEFAULT_TIMEOUT_S,
         environ: Mapping[str, str] | None = None,
         head_every_s: float = HEAD_EVERY_S,
+        hook_token: str | None = None,
+        pairing_key: bytes | None = None,
     ) -> None:
         self.gate = gate
+        self.hook_token = hook_token
+        """What hooks on loopback HTTP must send (`install_secrets`); `None`: none may."""
         self.signer = signer
         self.timeout_s = timeout_s
         self.head_every_s = head_every_s
@@ -81,7 +85,8 @@ class Service:
         self.writer = LogWriter(self.store, inline=isinstance(self.store, SqliteStore))
         self.db = Database(store_url)
         self.pending = PendingTable(self.db)
-        self.pairing = Pairing(self.db)
+        # Without the install's key, one for this process: codes outlive no restart.
+        self.pairing = Pairing(self.db, pairing_key or os.urandom(32))
         self.proposals = Proposals(self.db)
         self.channels: list[Channel] = []
         every = os.environ if environ is None else environ

@@ -81,9 +81,10 @@ class Signer:
             signer = cls(private)
         os.chmod(paths.private_key, 0o600)
         tmp = paths.public_key + ".tmp"
-        with open(tmp, "w", encoding="ascii") as out:
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="ascii") as out:
             out.write(encode_public(signer.public_raw) + "\n")
-        os.chmod(tmp, 0o644)
+        paths.secure_public(tmp)
         os.replace(tmp, paths.public_key)
         return signer
 

@@ -2,12 +2,14 @@
 
 Login takes a one-time code from `redline pair web` (with the pairing's
 expiry, rate limit and lockout); the session lives in an HttpOnly,
-SameSite=Strict cookie, and every change also needs the session's CSRF token
-in a header and a same-origin `Origin`. The page lists held calls (a long
-poll keeps it live), answers them with a scope or a reason, shows the log's
-history with filters, each rule's description and examples, and the log's
-head (to keep off the machine, for `redline log verify --head`). The page's
-script fills everything in with `textContent`: a command is never markup.
+SameSite=Strict cookie, and every change also needs the session's CSRF
+token in a header. Logging in and every change need a same-origin `Origin`
+and `Sec-Fetch-Site` when the browser sends them (`_same_origin`). The page
+lists held calls (a long poll keeps it live), answers them with a scope or a
+reason, shows the log's history with filters, each rule's description and
+examples, and the log's head (to keep off the machine, for `redline log
+verify --head`). The page's script fills everything in with `textContent`: a
+command is never markup.
 """
 
 from __future__ import annotations
@@ -91,9 +93,17 @@ def _headers(response: Response) -> Response:
 
 
 def _same_origin(request: Request) -> bool:
-    origin = request.headers.get("origin")
+    """Whether a change (log in, answer, log out) may come from this request:
+    a browser names where it comes from on every POST (`Origin`, and fetch
+    metadata in `Sec-Fetch-Site`), and both must say this very page. Another
+    origin, `null` (a sandboxed or opaque page) or another site is refused;
+    a request with neither header comes from no browser at all."""
+    origins = request.headers.getlist("origin")
+    sites = request.headers.getlist("sec-fetch-site")
+    if len(origins) > 1 or len(sites) > 1 or sites not in ([], ["same-origin"]):
+        return False
     host = request.headers.get("host", "")
-    return origin is None or origin == f"http://{host}"
+    return not origins or origins[0] == f"http://{host}"
 
 
 def _history_query(request: Request) -> Query:

@@ -38,10 +38,12 @@ def exchange(
     if address.startswith("/"):
         sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
         target: Any = address
+        name = "redline"
     else:
         host, _, port = address.rpartition(":")
         sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         target = (host, int(port))
+        name = address  # the service answers loopback host names only
     try:
         sock.settimeout(connect_timeout)
         try:
@@ -52,7 +54,7 @@ def exchange(
         data = b"" if body is None else json.dumps(body).encode()
         extra = "".join(f"{k}: {v}\r\n" for k, v in (headers or {}).items())
         head = (
-            f"{method} {path} HTTP/1.1\r\nHost: redline\r\nContent-Type: application/json\r\n"
+            f"{method} {path} HTTP/1.1\r\nHost: {name}\r\nContent-Type: application/json\r\n"
             f"Content-Length: {len(data)}\r\n{extra}Connection: close\r\n\r\n"
         )
         try:

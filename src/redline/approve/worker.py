@@ -22,6 +22,7 @@ from typing import Any
 from starlette.types import Receive, Scope, Send
 
 from redline.approve import judge, lean, relay
+from redline.approve.install_secrets import read_hook_token
 from redline.approve.link import Link, LinkClosed
 from redline.approve.logwriter import LogWriter
 from redline.approve.paths import ServicePaths
@@ -35,6 +36,8 @@ log = logging.getLogger("redline.approve.worker")
 
 JUDGED_BY = b"x-redline-worker"
 """A header on the answers a worker gave itself: its process id."""
+RELAYED_BY = b"x-redline-relayed-by"
+"""A header on the service's replies a worker passed back: its process id."""
 
 
 class Worker:
@@ -48,11 +51,13 @@ class Worker:
         self.writer = writer
         self.link = link
         self.known = judge.known_secrets(os.environ)
-        self.hook_relay = relay.client_for(paths.relay_socket("hook"))
-        self.http_relay = relay.client_for(paths.relay_socket("http"))
+        self.hook_token = read_hook_token(paths)
+        self.hook_relay = relay.Relay(paths.relay_socket("hook"))
+        self.http_relay = relay.Relay(paths.relay_socket("http"))
         self._listener: asyncio.Task[None] | None = None
         # Which process answered: for the operator's tracing and the tests.
         self._judged_by = [(JUDGED_BY, str(os.getpid()).encode())]
+        self._relayed_by = [(RELAYED_BY, str(os.getpid()).encode())]
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "lifespan":
@@ -61,13 +66,21 @@ class Worker:
         if scope["type"] != "http":
             return
         tcp = (scope.get("server") or ("", None))[1] is not None
-        client = self.http_relay if tcp else self.hook_relay
+        if tcp and lean.hook_route(scope):
+            # The service's own check, before judging anything here.
+            refusal = lean.hook_refusal(scope, self.hook_token)
+            if refusal is not None:
+                await lean.reply(send, refusal[0], {"error": refusal[1]})
+                return
+        onward = self.http_relay if tcp else self.hook_relay
         if lean.wanted(scope, tcp):
-            await self._decide(client, scope, receive, send)
+            await self._decide(onward, scope, receive, send)
         else:
-            await relay.forward(client, scope, receive, send, None)
+            await onward.forward(scope, receive, send, None, self._relayed_by)
 
-    async def _decide(self, client: Any, scope: Scope, receive: Receive, send: Send) -> None:
+    async def _decide(
+        self, onward: relay.Relay, scope: Scope, receive: Receive, send: Send
+    ) -> None:
         request = await lean.read_call(receive, send, self._record_unreadable)
         if request is None:
             return
@@ -80,7 +93,7 @@ class Worker:
             return
         if decision.verdict is Verdict.ASK:
             # Held calls live in the service: it judges this one again and holds it.
-            await relay.forward(client, scope, receive, send, data)
+            await onward.forward(scope, receive, send, data, self._relayed_by)
             return
         decision, seq = await judge.record(
             self.writer.append, asked.call, asked.agent, decision, self.known
@@ -163,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--listen-fd", type=int, action="append", default=[])
     parser.add_argument("--policy")
     args = parser.parse_args(argv)
+    os.umask(0o077)  # as the service: whatever it creates is the owner's alone
     logging.basicConfig(
         level=logging.WARNING, format="%(asctime)s %(name)s %(levelname)s: %(message)s"
     )

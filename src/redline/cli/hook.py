@@ -142,6 +142,9 @@ def fast_main(argv: Sequence[str]) -> int:
             deadline = service_deadline(settings, start)
         else:
             deadline = settings.deadline_for(start)
+        from redline.home import home_dir, secure_quickly
+
+        secure_quickly(home_dir(os.environ))  # the log and state it writes: 0600
         from redline.hooks.watchdog import Watchdog
 
         watchdog = Watchdog(deadline, adapter).arm()

@@ -106,6 +106,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _run(args_list: list[str]) -> int:
+    if args_list[:1] not in (["install"], ["uninstall"]):  # they write the agents' files
+        import os
+
+        os.umask(0o077)  # what redline writes (the log, its state) is the owner's alone
     if args_list[:1] == ["check"]:
         from redline.cli.check import run
         from redline.cli.checkargs import fast_args, normalize

@@ -160,6 +160,7 @@ def _add_workers(service: Any, args: argparse.Namespace, listeners: list[socket.
 def run(args: argparse.Namespace) -> int:
     import uvicorn
 
+    from redline.approve import install_secrets
     from redline.approve.app import build, server_config
     from redline.approve.paths import ServicePaths
     from redline.approve.service import Service
@@ -167,6 +168,7 @@ def run(args: argparse.Namespace) -> int:
     from redline.audit.store import LogUnavailable, resolve_url
     from redline.gatekeeper import Gate
     from redline.home import home_dir
+    from redline.home_modes import loose_note, secure
     from redline.policy.load import PolicyError
 
     logging.basicConfig(
@@ -176,6 +178,11 @@ def run(args: argparse.Namespace) -> int:
     try:
         if args.head_every <= 0 or args.telegram_timeout <= 0:
             raise ValueError("`--head-every` and `--telegram-timeout` must be above 0 seconds")
+        # Everything the service and its workers create is the owner's alone.
+        left = secure(paths.home)
+        if left:
+            fix = "they are not yours to change: have their owner run `chmod go-rwx` on them"
+            sys.stderr.write(f"redline serve: {loose_note(left, fix)}\n")
         paths.prepare()
         signer = Signer.load_or_create(paths)
         gate = Gate.from_environ(os.environ, args.policy)
@@ -185,6 +192,8 @@ def run(args: argparse.Namespace) -> int:
             store_url=resolve_url(args.store, os.environ),
             timeout_s=args.timeout,
             head_every_s=args.head_every,
+            hook_token=install_secrets.hook_token(paths),
+            pairing_key=install_secrets.pairing_key(paths),
         )
         sockets = [bind_unix(paths.hook_socket), bind_unix(paths.owner_socket)]
         paths.secure_socket(paths.hook_socket, shared=True)

@@ -7,7 +7,8 @@ run the way the agent runs it, on two sample calls of the agent's own shape:
 a harmless one (`ls` in `/`), which must not be blocked, and a hard line
 (`rm -rf /`), which must come back blocked in the agent's own terms. The
 samples go through the real gate, so they appear in the approval log under
-the session `redline-doctor`.
+the session `redline-doctor`. First of all, it checks that nobody but the
+owner can reach `$REDLINE_HOME` or anything in it.
 """
 
 from __future__ import annotations
@@ -226,10 +227,23 @@ def _hermes_plugin(path: str, environ: Mapping[str, str]) -> list[Finding]:
     return [Finding("hermes", path, "plugin", ok, detail)]
 
 
+def home_modes(environ: Mapping[str, str]) -> Finding:
+    """Whether `$REDLINE_HOME` and everything in it are the owner's alone."""
+    from redline.home import home_dir
+    from redline.home_modes import loose, loose_note
+
+    home = home_dir(environ)
+    found = loose(home)
+    if found:
+        fix = "`redline serve`, `redline install` or the next hook makes them the owner's alone"
+        return Finding("redline", home, None, False, loose_note(found, fix))
+    return Finding("redline", home, None, True, "only the owner can reach the gate's files")
+
+
 def diagnose(home: str | None, project: str | None, environ: Mapping[str, str]) -> list[Finding]:
     from redline.hooks.install.files import ConfigError
 
-    findings: list[Finding] = []
+    findings: list[Finding] = [home_modes(environ)]
     for host in HOSTS:
         wired = False
         for path in config_files(host, home, project, environ):

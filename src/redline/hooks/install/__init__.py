@@ -194,6 +194,17 @@ def install(
     environ: Mapping[str, str] | None = None,
 ) -> list[Change]:
     chosen = resolve_service(options or Options(), environ)
+    from redline.home import home_dir
+    from redline.home_modes import make_home, tighten
+
+    # The hook will write there: the owner's alone, from the start.
+    gate_home = home_dir(os.environ if environ is None else environ)
+    make_home(gate_home)
+    tighten(gate_home)
+    if chosen.service:
+        from redline.hooks.install.service import write_hook_token
+
+        write_hook_token(environ)
     if host == "hermes":
         from redline.hooks.install import hermes
 

@@ -3,7 +3,9 @@
 The hook asks `redline serve` instead of deciding alone (`redline hook AGENT
 --service`), pins the service's public key on its command line
 (`--service-key`, read from `$REDLINE_HOME/service/signing.pub` at install
-time) so an answer signed by any other key is refused, and gets a host
+time) so an answer signed by any other key is refused, makes the hook token
+the service asks for on loopback HTTP (never on the command line: the agent
+may read its own config), and gets a host
 timeout longer than the service's hold timeout: a held call waits up to the
 hold timeout, the hook then asks for the timeout's answer for `GRACE_S` more,
 and the agent must not kill the hook before that (a killed hook is a
@@ -53,3 +55,19 @@ def read_public_key(environ: Mapping[str, str] | None = None) -> tuple[str | Non
             "restart `redline serve` to rewrite it, or pass --service-key"
         ) from None
     return text, paths.public_key
+
+
+def write_hook_token(environ: Mapping[str, str] | None = None) -> str:
+    """Make the install's hook token (0600, `approve.install_secrets`) unless
+    there is one; the file's path. A hook sends it with every request on
+    loopback HTTP, where the service refuses hook routes without it."""
+    from redline.approve import install_secrets
+    from redline.approve.paths import ServicePaths
+    from redline.home import home_dir
+
+    paths = ServicePaths(home_dir(os.environ if environ is None else environ))
+    try:
+        install_secrets.hook_token(paths)
+    except OSError as error:
+        raise ConfigError(f"the hook token cannot be written ({error})") from None
+    return install_secrets.hook_token_path(paths)
