@@ -57,7 +57,7 @@ def _load_or_create(paths: ServicePaths, path: str) -> str:
         os.chmod(path, 0o600)
         return existing
     text = base64.urlsafe_b64encode(os.urandom(SECRET_BYTES)).decode("ascii").rstrip("=")
-    tmp = f"{path}.{os.getpid()}.tmp"
+    tmp = f"{path}.{os.getpid()}.{os.urandom(4).hex()}.tmp"  # threads share a pid
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
     try:
         with os.fdopen(fd, "w", encoding="ascii") as out:
