@@ -32,6 +32,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "reject": ("redline.cli.pending", "reject a held call"),
     "pair": ("redline.cli.pair", "pair your Telegram chat or log in to the web page"),
     "propose": ("redline.cli.propose", "propose an action only the owner can approve"),
+    "run": ("redline.cli.run", "judge a command, then run it sandboxed with secrets scrubbed"),
 }
 
 
