@@ -46,6 +46,7 @@ class Bound(NamedTuple):
         if self.mechanism != CGROUP or self.path is None:
             return
         deadline = time.monotonic() + wait_s
+        pause = 0.0005  # the sandbox's last processes are usually gone within a millisecond
         while True:
             left = _members(self.path)
             for pid in left:
@@ -56,7 +57,8 @@ class Bound(NamedTuple):
                 return
             if time.monotonic() > deadline:
                 return
-            time.sleep(0.01)
+            time.sleep(pause)
+            pause = min(pause * 2, 0.01)
 
 
 def _members(path: str) -> list[int]:
