@@ -221,3 +221,24 @@ def test_a_terminal_passes_through_and_ctrl_c_reaches_the_command(box: Box) -> N
             pass
         except ProcessLookupError:
             pass
+
+
+def test_typing_into_the_owners_terminal_is_refused(box: Box) -> None:
+    script = (
+        "import fcntl, termios\n"
+        "try:\n"
+        "    fcntl.ioctl(0, termios.TIOCSTI, b'#')\n"
+        "    print('typed')\n"
+        "except OSError as error:\n"
+        "    print('refused', error.errno)\n"
+    )
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(box.ws)
+        os.execve(sys.executable, box.argv(sys.executable, "-c", script), box.env)  # noqa: S606
+    try:
+        seen = _read_until(fd, b"\n", time.monotonic() + TIMEOUT_S)
+        _, status = os.waitpid(pid, 0)
+    finally:
+        os.close(fd)
+    assert (seen.strip(), os.waitstatus_to_exitcode(status)) == (b"refused 1", 0)

@@ -14,7 +14,8 @@ sandbox it builds:
   `kill -1` or `pkill` reaches only the sandbox, and when the command ends
   bwrap's PID 1 ends and takes every background child with it;
 - every capability dropped and no further user namespaces (no reboot, mount,
-  kexec, module load, mknod); killed when its parent dies.
+  kexec, module load, mknod); killed when its parent dies;
+- a seccomp filter against typing into the owner's terminal (`TIOCSTI`).
 """
 
 from __future__ import annotations
@@ -38,8 +39,9 @@ def bwrap_path() -> str | None:
     return shutil.which("bwrap")
 
 
-def argv(bwrap: str, plan: Plan, command: list[str]) -> list[str]:
-    """bwrap's command line that runs `command` inside the plan."""
+def argv(bwrap: str, plan: Plan, command: list[str], seccomp_fd: int | None = None) -> list[str]:
+    """bwrap's command line that runs `command` inside the plan; `seccomp_fd`
+    holds the terminal filter of `sandbox.seccomp`."""
     out = [
         bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
         "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
@@ -56,5 +58,7 @@ def argv(bwrap: str, plan: Plan, command: list[str]) -> list[str]:
             out += ["--tmpfs", path, "--remount-ro", path]
         else:
             out += ["--ro-bind", "/dev/null", path]
+    if seccomp_fd is not None:
+        out += ["--seccomp", str(seccomp_fd)]
     out += ["--chdir", plan.cwd, "--", *command]
     return out

@@ -63,11 +63,13 @@ def default_signals(command: list[str]) -> list[str]:
     return [sys.executable, "-c", _SHIM, *command]
 
 
-def sandboxed_argv(command: list[str], plan: Plan, level: Level) -> list[str]:
+def sandboxed_argv(
+    command: list[str], plan: Plan, level: Level, seccomp_fd: int | None = None
+) -> list[str]:
     if level.name == NAMESPACES and level.bwrap is not None:
         from redline.sandbox.bwrap import argv
 
-        return argv(level.bwrap, plan, default_signals(command))
+        return argv(level.bwrap, plan, default_signals(command), seccomp_fd)
     return command
 
 
@@ -98,7 +100,11 @@ def launch(
 ) -> int:
     """Run `command` under `level` and return its exit status. Raises
     `SandboxFailed` when the sandbox cannot be set up (nothing ran)."""
+    from redline.sandbox import seccomp
+
     ruleset: int | None = None
+    filter_bytes = seccomp.program() if seccomp.supported() else None
+    seccomp_fd: int | None = None
     if level.name == LANDLOCK:
         from redline.sandbox import landlock
 
@@ -106,23 +112,28 @@ def launch(
             ruleset = landlock.build_ruleset(plan, level.landlock_abi)
         except OSError as error:
             raise SandboxFailed(f"the Landlock ruleset cannot be made: {error}") from None
+    elif level.name == NAMESPACES and filter_bytes is not None:
+        seccomp_fd = seccomp.pipe_with_program()
     tty = _foreground_tty()
     ignore = level.name == NAMESPACES
-    preexec = _child_setup(bound, tty, ignore, ruleset)
+    # `preexec_fn` (so a fork, not a vfork): this process runs one thread.
+    preexec = _child_setup(bound, tty, ignore, ruleset, filter_bytes)
     try:
         proc = subprocess.Popen(
-            sandboxed_argv(command, plan, level),
+            sandboxed_argv(command, plan, level, seccomp_fd),
             env=dict(env),
             cwd=plan.cwd,
             process_group=0,
+            pass_fds=() if seccomp_fd is None else (seccomp_fd,),
             preexec_fn=preexec,
         )
     except (OSError, subprocess.SubprocessError) as error:
         bound.close()
         raise SandboxFailed(f"the command cannot be started in the sandbox: {error}") from None
     finally:
-        if ruleset is not None:
-            os.close(ruleset)
+        for fd in (ruleset, seccomp_fd):
+            if fd is not None:
+                os.close(fd)
     if tty is not None:
         _give_terminal(tty, proc.pid)
     previous = {sig: signal.signal(sig, _forward_to(proc.pid)) for sig in FORWARDED}
@@ -158,7 +169,7 @@ def _forward_to(pgid: int) -> Callable[[int, object], None]:
 
 
 def _child_setup(
-    bound: Bound, tty: int | None, ignore: bool, ruleset: int | None
+    bound: Bound, tty: int | None, ignore: bool, ruleset: int | None, filter_bytes: bytes | None
 ) -> Callable[[], None]:
     def setup() -> None:
         bound.enter()
@@ -171,5 +182,9 @@ def _child_setup(
             from redline.sandbox.landlock import enforce
 
             enforce(ruleset)
+            if filter_bytes is not None:
+                from redline.sandbox.seccomp import load
+
+                load(filter_bytes)
 
     return setup
