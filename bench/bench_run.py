@@ -98,12 +98,12 @@ def sandbox_only(env: dict[str, str], ws: str, runs: int) -> None:
         if level.name != name:
             print(f"  {name}: not available ({level.why})")
             continue
-        ms = timed(lambda: launch(["true"], plan, level, env, make_bound(4096)), runs)
+        ms = timed(lambda lv=level: launch(["true"], plan, lv, env, make_bound(4096)), runs)
         added = statistics.median(ms) - statistics.median(bare)
         print(summary(f"{name}: launch(true)", ms) + f"   added {added:.1f} ms")
         if name == "namespaces":
             argv = sandboxed_argv(["true"], plan, level)
-            raw = timed(lambda: subprocess.run(argv, check=False), runs)
+            raw = timed(lambda a=argv: subprocess.run(a, check=False), runs)
             print(summary("namespaces: bwrap + env shim alone", raw))
 
 
