@@ -150,3 +150,14 @@ def test_doctor_prints_the_sandbox_level(
     main(["doctor", "--home", str(tmp_path)])
     last = capsys.readouterr().out.splitlines()[-1]
     assert last == f"sandbox for `redline run`: {probe().line()}"
+
+
+def test_no_network_cuts_the_network_and_is_refused_without_namespaces(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    script = "awk -F: 'NR > 2 {gsub(/ /, \"\", $1); print $1}' /proc/net/dev > nets"
+    assert main(["run", "--no-network", "--cwd", str(ws), "--shell", script]) == 0
+    assert (ws / "nets").read_text() == "lo\n"
+    argv = ["run", "--no-network", "--sandbox", "landlock", "--cwd", str(ws), "--", "true"]
+    assert main(argv) == REFUSED
+    assert "DENY [network-off-unavailable]" in capsys.readouterr().err

@@ -18,7 +18,7 @@ from collections.abc import Mapping, Sequence
 
 from redline.decision import Decision, Verdict
 from redline.fasttuple import NamedTuple
-from redline.sandbox.level import NONE, REPAIR, Level, probe
+from redline.sandbox.level import NAMESPACES, NONE, REPAIR, Level, probe
 from redline.sandbox.plan import DEFAULT_MAX_PROCS
 
 TYPE_CHECKING = False
@@ -28,6 +28,7 @@ if TYPE_CHECKING:
 AGENT = "run"
 TOOL = "Bash"
 SANDBOX_UNAVAILABLE = "sandbox-unavailable"
+NETWORK_OFF_UNAVAILABLE = "network-off-unavailable"
 ASK_NEEDS_SERVICE = "ask-needs-service"
 POLICY_UNAVAILABLE = "policy-unavailable"
 
@@ -102,6 +103,15 @@ def prepare(
             reason=f"the policy requires a kernel sandbox and none is available: {level.why}",
             repair=REPAIR,
             code=SANDBOX_UNAVAILABLE,
+            context=decision.context,
+        )
+    if decision.verdict is Verdict.ALLOW and not net and level.name != NAMESPACES:
+        decision = Decision(
+            Verdict.DENY,
+            reason=f"a run without network needs the namespace sandbox; this one is {level.name}",
+            repair="allow user namespaces for bubblewrap (see `redline run --explain`), "
+            "or run with the network on",
+            code=NETWORK_OFF_UNAVAILABLE,
             context=decision.context,
         )
     if record and not service:  # the service logs what it decides itself
