@@ -161,3 +161,16 @@ def test_no_network_cuts_the_network_and_is_refused_without_namespaces(
     argv = ["run", "--no-network", "--sandbox", "landlock", "--cwd", str(ws), "--", "true"]
     assert main(argv) == REFUSED
     assert "DENY [network-off-unavailable]" in capsys.readouterr().err
+
+
+def test_with_the_service_unreachable_an_ask_is_refused_and_an_allow_still_logged(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    asked = ["run", "--service", "--cwd", str(ws), "--shell", "touch ran; git push -f origin main"]
+    assert main(asked) == REFUSED
+    assert not (ws / "ran").exists()
+    assert "redline: not run\nDENY" in capsys.readouterr().err
+    assert main(["run", "--service", "--cwd", str(ws), "--", "true"]) == 0
+    assert logged(capsys) == [
+        ("run", "Bash", {"command": "true", "enforcement": BEST, "cwd": str(ws)}, "allow", None),
+    ]

@@ -10,6 +10,7 @@ every run has a hard timeout and the fork bomb a small bound and count.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import pty
 import select
@@ -25,7 +26,7 @@ from redline.sandbox.level import probe
 
 HARNESS = str(Path(__file__).with_name("harness.py"))
 LEVELS = ["namespaces", "landlock"]
-TIMEOUT_S = 60
+TIMEOUT_S = 30
 
 
 class Box:
@@ -242,3 +243,34 @@ def test_typing_into_the_owners_terminal_is_refused(box: Box) -> None:
     finally:
         os.close(fd)
     assert (seen.strip(), os.waitstatus_to_exitcode(status)) == (b"refused 1", 0)
+
+
+def test_ctrl_z_stops_the_run_and_a_continue_resumes_it(box: Box) -> None:
+    script = ('trap "echo got-int; exit 4" INT; echo ready; '
+              "while :; do sleep 0.1; done")  # fmt: skip
+    pid, fd = pty.fork()
+    if pid == 0:
+        os.chdir(box.ws)
+        os.execve(sys.executable, box.argv("/bin/sh", "-c", script), box.env)  # noqa: S606
+    deadline = time.monotonic() + TIMEOUT_S
+    try:
+        assert b"ready" in _read_until(fd, b"ready", deadline)
+        os.write(fd, b"\x1a")  # Ctrl-Z: the command stops, then redline stops itself
+        status = 0
+        while time.monotonic() < deadline:  # bounded: a run that never stops fails here
+            done, status = os.waitpid(pid, os.WUNTRACED | os.WNOHANG)
+            if done:
+                break
+            time.sleep(0.05)
+        assert os.WIFSTOPPED(status)
+        os.kill(pid, signal.SIGCONT)  # `fg`: redline takes the terminal back for the command
+        time.sleep(0.2)
+        os.write(fd, b"\x03")
+        assert b"got-int" in _read_until(fd, b"got-int", deadline)
+        _, status = os.waitpid(pid, 0)
+        assert os.waitstatus_to_exitcode(status) == 4
+    finally:
+        os.close(fd)
+        with contextlib.suppress(ProcessLookupError, ChildProcessError):
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)

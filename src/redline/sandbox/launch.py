@@ -9,7 +9,9 @@ not redline. A signal sent to redline itself is forwarded to the group.
 bubblewrap's own processes ignore these signals (bwrap would otherwise die
 and SIGKILL the command); the command gets them back at their defaults
 through `env --default-signal`, or a small Python shim where `env` lacks it.
-A command killed by signal N gives 128+N, as a shell reports it.
+A command stopped by Ctrl-Z stops redline too (the shell sees its job
+stop); `fg` resumes both. A command killed by signal N gives 128+N, as a
+shell reports it.
 """
 
 from __future__ import annotations
@@ -138,7 +140,7 @@ def launch(
         _give_terminal(tty, proc.pid)
     previous = {sig: signal.signal(sig, _forward_to(proc.pid)) for sig in FORWARDED}
     try:
-        code = _wait(proc)
+        code = _wait(proc, tty)
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
@@ -151,12 +153,22 @@ def launch(
     return code
 
 
-def _wait(proc: subprocess.Popen[bytes]) -> int:
+def _wait(proc: subprocess.Popen[bytes], tty: int | None) -> int:
+    """The command's status. When it is stopped (Ctrl-Z), redline stops too,
+    as a shell's job does, and on `fg` gives the terminal back and resumes it."""
     while True:
-        try:
-            code = proc.wait()
-        except KeyboardInterrupt:  # an interrupted wait: keep waiting for the command
+        _, status = os.waitpid(proc.pid, os.WUNTRACED)
+        if os.WIFSTOPPED(status):
+            if tty is not None:
+                _give_terminal(tty, os.getpgrp())
+            os.kill(os.getpid(), signal.SIGSTOP)
+            if tty is not None:
+                _give_terminal(tty, proc.pid)
+            with contextlib.suppress(OSError):
+                os.killpg(proc.pid, signal.SIGCONT)
             continue
+        code = os.waitstatus_to_exitcode(status)
+        proc.returncode = code
         return 128 - code if code < 0 else code
 
 

@@ -96,7 +96,7 @@ def prepare(
     args: dict[str, object] = {"command": text, "enforcement": level.name}
     if scrubbed.passed:
         args["env_passed"] = [p.name for p in scrubbed.passed]
-    decision = _judge(gate, args, where, context, session, service, env_in)
+    decision, by_service = _judge(gate, args, where, context, session, service, env_in)
     if decision.verdict is Verdict.ALLOW and settings.enforce == "required" and level.name == NONE:
         decision = Decision(
             Verdict.DENY,
@@ -114,7 +114,7 @@ def prepare(
             code=NETWORK_OFF_UNAVAILABLE,
             context=decision.context,
         )
-    if record and not service:  # the service logs what it decides itself
+    if record and not by_service:  # the service logs what it decides itself
         decision = _record(decision, args, where, context, session, env_in)
     decision = decision._replace(notes=(*decision.notes, f"enforcement: {level.line()}"))
     return Prepared(
@@ -139,27 +139,30 @@ def _judge(
     session: str | None,
     service: bool,
     environ: Mapping[str, str],
-) -> Decision:
+) -> tuple[Decision, bool]:
+    """The decision, and whether the approval service made it (and logged it)."""
     from redline.gate.actions import ToolCall
 
     decision = gate.check(ToolCall(TOOL, args, cwd, context, session))
     if decision.verdict is not Verdict.ASK:
-        return decision
+        return decision, False
     if service:
         from redline.approve.client import decide_via_service
         from redline.home import home_dir
 
-        return decide_via_service(
+        answer = decide_via_service(
             TOOL, args, cwd=cwd, session=session, context=context, agent=AGENT,
             home=home_dir(environ), key=environ.get("REDLINE_SERVICE_KEY") or None,
         )  # fmt: skip
-    return decision._replace(
+        return answer, True
+    refused = decision._replace(
         verdict=Verdict.DENY,
         reason=f"this command needs the owner's approval ({decision.reason}), and nobody was asked",
         repair="run it with `redline run --service` while `redline serve` is running, "
         "so the owner can approve it",
         code=ASK_NEEDS_SERVICE,
     )
+    return refused, False
 
 
 def _record(
