@@ -5,6 +5,7 @@ enforcement level is in the log."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,7 +13,8 @@ import pytest
 from redline.cli import exitcodes
 from redline.cli.main import main
 from redline.cli.run import REFUSED
-from redline.sandbox.level import probe
+from redline.sandbox import run as sandbox_run
+from redline.sandbox.level import NONE, Level, probe
 
 BEST = probe().name
 
@@ -34,11 +36,17 @@ def ws(tmp_path: Path) -> Path:
     return path
 
 
-def policy(tmp_path: Path, text: str) -> str:
-    path = tmp_path / "policy.yaml"
-    default = Path(__file__).parents[2] / "src/redline/policy/default.yaml"
-    path.write_text(default.read_text() + text)
-    return str(path)
+@pytest.fixture
+def policy(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Callable[[str], None]:
+    """The owner's policy: the shipped one plus `text`."""
+
+    def write(text: str) -> None:
+        path = tmp_path / "policy.yaml"
+        default = Path(__file__).parents[2] / "src/redline/policy/default.yaml"
+        path.write_text(default.read_text() + text)
+        monkeypatch.setenv("REDLINE_POLICY", str(path))
+
+    return write
 
 
 def logged(capsys: pytest.CaptureFixture[str]) -> list[tuple[object, ...]]:
@@ -86,39 +94,48 @@ def test_an_ask_without_the_service_is_refused_with_the_reason(
 
 
 def test_enforce_required_without_a_sandbox_refuses_with_the_repair(
-    ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ws: Path,
+    policy: Callable[[str], None],
+    capsys: pytest.CaptureFixture[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    path = policy(tmp_path, "enforce: required\n")
-    argv = ["run", "--policy", path, "--sandbox", "none", "--cwd", str(ws), "--", "touch", "ran"]
-    assert main(argv) == REFUSED
+    policy("enforce: required\n")
+    monkeypatch.setattr(sandbox_run, "probe", lambda force=None: Level(NONE, "no kernel here"))
+    assert main(["run", "--cwd", str(ws), "--", "touch", "ran"]) == REFUSED
     assert not (ws / "ran").exists()
     err = capsys.readouterr().err
-    assert "DENY [sandbox-unavailable]: the policy requires a kernel sandbox" in err
+    assert (
+        "DENY [sandbox-unavailable]: the policy requires a kernel sandbox and none is "
+        "available: no kernel here" in err
+    )
     assert "repair: install redline with pip on Linux" in err
 
 
-def test_enforce_required_with_a_sandbox_runs(ws: Path, tmp_path: Path) -> None:
-    path = policy(tmp_path, "enforce: required\n")
-    assert main(["run", "--policy", path, "--cwd", str(ws), "--", "touch", "ran"]) == 0
+def test_enforce_required_with_a_sandbox_runs(ws: Path, policy: Callable[[str], None]) -> None:
+    policy("enforce: required\n")
+    assert main(["run", "--cwd", str(ws), "--", "touch", "ran"]) == 0
     assert (ws / "ran").exists()
 
 
 def test_enforce_off_runs_without_a_sandbox_and_the_log_says_so(
-    ws: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    ws: Path, policy: Callable[[str], None], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    path = policy(tmp_path, "enforce: off\n")
-    assert main(["run", "--policy", path, "--cwd", str(ws), "--", "touch", "ran"]) == 0
+    policy("enforce: off\n")
+    assert main(["run", "--cwd", str(ws), "--", "touch", "ran"]) == 0
     assert logged(capsys)[0][2] == {"command": "touch ran", "enforcement": "none", "cwd": str(ws)}
 
 
 def test_the_passthrough_list_passes_names_but_never_a_platform_key(
-    ws: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+    ws: Path,
+    policy: Callable[[str], None],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
 ) -> None:
     monkeypatch.setenv("DEPLOY_TOKEN", "canary-deploy")
     monkeypatch.setenv("OPENAI_API_KEY", "sk-canary-0123456789abcdef")
-    path = policy(tmp_path, "env: {pass: [DEPLOY_TOKEN, OPENAI_API_KEY]}\n")
+    policy("env: {pass: [DEPLOY_TOKEN, OPENAI_API_KEY]}\n")
     script = "echo ${DEPLOY_TOKEN:-absent} ${OPENAI_API_KEY:-absent} > out"
-    assert main(["run", "--policy", path, "--cwd", str(ws), "--shell", script]) == 0
+    assert main(["run", "--cwd", str(ws), "--shell", script]) == 0
     assert (ws / "out").read_text() == "canary-deploy absent\n"
     assert logged(capsys)[0][2] == {
         "command": script, "enforcement": BEST, "env_passed": ["DEPLOY_TOKEN"], "cwd": str(ws),
@@ -174,3 +191,13 @@ def test_with_the_service_unreachable_an_ask_is_refused_and_an_allow_still_logge
     assert logged(capsys) == [
         ("run", "Bash", {"command": "true", "enforcement": BEST, "cwd": str(ws)}, "allow", None),
     ]
+
+
+def test_the_command_line_cannot_loosen_the_owners_settings(
+    ws: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for loosen in (["--policy", "/tmp/mine.yaml"], ["--sandbox", "none"]):
+        with pytest.raises(SystemExit) as exit_:
+            main(["run", *loosen, "--cwd", str(ws), "--", "touch", "ran"])
+        assert exit_.value.code == exitcodes.USAGE
+    assert not (ws / "ran").exists()

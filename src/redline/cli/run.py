@@ -16,6 +16,7 @@ from typing import Any
 
 from redline.cli import exitcodes
 from redline.decision import Verdict
+from redline.sandbox.plan import DEFAULT_MAX_PROCS
 
 REFUSED = 126
 FAILED = 125
@@ -51,20 +52,20 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
         help="print the verdict, the enforcement level and why, and the sandbox's places; "
         "run nothing",
     )
+    # No `--policy` and no `--sandbox none`: the command line is the agent's to
+    # write, so it may only narrow what the owner's policy gives.
     parser.add_argument(
         "--sandbox",
-        choices=("namespaces", "landlock", "none"),
-        help="use this sandbox or a weaker one (default: the best available); "
-        "`enforce: required` still refuses `none`",
+        choices=("namespaces", "landlock"),
+        help="use this sandbox, or the Landlock fallback (default: the best available)",
     )
     parser.add_argument(
         "--max-procs",
         type=int,
         default=None,
         metavar="N",
-        help="the bound on processes and threads (default 4096)",
+        help=f"lower the bound on processes and threads (at most {DEFAULT_MAX_PROCS})",
     )
-    parser.add_argument("--policy", help="the policy file (default: the configured one)")
     parser.add_argument("--context", help="interactive, gateway, cron or single_query")
     parser.add_argument("--session", help="the session the command belongs to")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- CMD ARGS...")
@@ -72,7 +73,6 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from redline.sandbox.plan import DEFAULT_MAX_PROCS
     from redline.sandbox.run import POLICY_UNAVAILABLE, execute, prepare
 
     words = list(args.command)
@@ -80,14 +80,13 @@ def run(args: argparse.Namespace) -> int:
         words = words[1:]
     if bool(words) == bool(args.shell):
         return _usage("give a command after `--`, or `--shell 'TEXT'` (not both)")
-    max_procs = DEFAULT_MAX_PROCS if args.max_procs is None else args.max_procs
-    if max_procs < 1:
+    max_procs = min(DEFAULT_MAX_PROCS, args.max_procs or DEFAULT_MAX_PROCS)
+    if args.max_procs is not None and args.max_procs < 1:
         return _usage("`--max-procs` must be at least 1")
     try:
         prepared = prepare(
             args.shell if args.shell else words,
             cwd=args.cwd,
-            policy_path=args.policy,
             service=args.service,
             network=False if args.no_network else None,
             force_level=args.sandbox,
