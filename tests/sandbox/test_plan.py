@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from redline.policy.model import RunSettings
 from redline.sandbox.bwrap import argv
 from redline.sandbox.level import NONE, Level, probe
+from redline.sandbox import plan as plan_module
 from redline.sandbox.plan import Plan, make_plan, workspace_of
 
 
@@ -28,8 +31,11 @@ def make_home(root: Path) -> dict[str, str]:
     return {"HOME": str(home), "REDLINE_HOME": str(root / "rl")}
 
 
-def test_the_plan_for_a_run_in_a_git_repository(tmp_path: Path) -> None:
+def test_the_plan_for_a_run_in_a_git_repository(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     env = make_home(tmp_path)
+    monkeypatch.setattr(plan_module, "_account_home", lambda: env["HOME"])
     home, repo = tmp_path / "home", tmp_path / "repo"
     settings = RunSettings(writable=("~/.gradle", str(tmp_path / "tmp")), network=False)
     plan = make_plan(str(repo / "src"), env, settings, temp_dirs=(), max_procs=64)
@@ -71,3 +77,27 @@ def test_bubblewrap_command_line() -> None:
 
 def test_forcing_no_sandbox_says_why() -> None:
     assert probe("none") == Level(NONE, "forced to none")
+
+
+def test_the_accounts_own_home_is_hidden_whatever_home_says(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = make_home(tmp_path)
+    account = tmp_path / "account"
+    (account / ".aws").mkdir(parents=True)
+    (account / ".redline").mkdir()
+    monkeypatch.setattr(plan_module, "_account_home", lambda: str(account))
+    hidden = make_plan(str(tmp_path / "repo"), env, temp_dirs=()).hidden
+    assert hidden[-2:] == ((str(account / ".aws"), True), (str(account / ".redline"), True))
+
+
+def test_hidden_paths_are_resolved_through_symlinks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    env = make_home(tmp_path)
+    monkeypatch.setattr(plan_module, "_account_home", lambda: env["HOME"])
+    real = tmp_path / "vault"
+    real.mkdir()
+    (tmp_path / "home" / ".azure").symlink_to(real)
+    hidden = make_plan(str(tmp_path / "repo"), env, temp_dirs=()).hidden
+    assert (str(real), True) in hidden

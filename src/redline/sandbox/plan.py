@@ -94,15 +94,15 @@ def credential_paths(
             for name in sorted(os.listdir(path)):
                 if not any(fnmatch.fnmatchcase(name, p) for p in entry.read_ok):
                     inner = os.path.join(path, name)
-                    found.append((inner, os.path.isdir(inner) and not os.path.islink(inner)))
+                    found.append((os.path.realpath(inner), os.path.isdir(inner)))
         else:
-            found.append((path, os.path.isdir(path) and not os.path.islink(path)))
+            found.append((os.path.realpath(path), os.path.isdir(path)))
     for name in HERMES_FILES[:2]:
         path = os.path.join(hermes_home, name)
         if os.path.lexists(path):
-            found.append((path, os.path.isdir(path)))
+            found.append((os.path.realpath(path), os.path.isdir(path)))
     if os.path.isdir(redline_home):
-        found.append((redline_home, True))
+        found.append((os.path.realpath(redline_home), True))
     return tuple(dict.fromkeys(found))
 
 
@@ -129,7 +129,21 @@ def make_plan(
         os.path.realpath(_expand(p, home))
         for p in (workspace, *temp_dirs, *CACHE_DIRS, *settings.writable)
     )
-    hidden = credential_paths(home, redline_home, hermes)
+    # `$HOME` and `$REDLINE_HOME` are the caller's to set: the account's own
+    # home and its default gate home are hidden too.
+    account = _account_home()
+    hidden = tuple(
+        dict.fromkeys(
+            (
+                *credential_paths(home, redline_home, hermes),
+                *(
+                    credential_paths(account, os.path.join(account, ".redline"), hermes)
+                    if account and os.path.realpath(account) != os.path.realpath(home)
+                    else ()
+                ),
+            )
+        )
+    )
     # The gate's home is hidden even where a writable place holds it.
     writable = tuple(p for p in writable if not _under(p, redline_home))
     read_only = _existing(
@@ -148,6 +162,15 @@ def make_plan(
         network=settings.network if network is None else network,
         max_procs=max_procs,
     )
+
+
+def _account_home() -> str:
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:
+        return ""
 
 
 def _under(path: str, parent: str) -> bool:
