@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from redline.policy.model import RunSettings
+from redline.sandbox import plan as plan_module
 from redline.sandbox.bwrap import argv
 from redline.sandbox.level import NONE, Level, probe
-from redline.sandbox import plan as plan_module
 from redline.sandbox.plan import Plan, make_plan, workspace_of
 
 
