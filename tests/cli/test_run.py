@@ -201,3 +201,18 @@ def test_the_command_line_cannot_loosen_the_owners_settings(
             main(["run", *loosen, "--cwd", str(ws), "--", "touch", "ran"])
         assert exit_.value.code == exitcodes.USAGE
     assert not (ws / "ran").exists()
+
+
+def test_a_ticket_from_the_hook_runs_its_command_once_without_judging_it_again(
+    ws: Path, home: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from redline.sandbox.tickets import issue
+
+    script = "touch ran; git push --force origin main 2>/dev/null; true"
+    nonce = issue(str(home), script)
+    assert main(["run", "--ticket", nonce, "--cwd", str(ws), "--shell", script]) == 0
+    assert (ws / "ran").exists()
+    (ws / "ran").unlink()
+    assert main(["run", "--ticket", nonce, "--cwd", str(ws), "--shell", script]) == REFUSED
+    assert not (ws / "ran").exists()
+    assert [entry[3:] for entry in logged(capsys)] == [("allow", None), ("deny", "ask-needs-service")]

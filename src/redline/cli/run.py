@@ -66,6 +66,12 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
         metavar="N",
         help=f"lower the bound on processes and threads (at most {DEFAULT_MAX_PROCS})",
     )
+    parser.add_argument(
+        "--ticket",
+        metavar="NONCE",
+        help="a one-time ticket from the hook that judged this very command (a hook's "
+        "rewrite sets it); without a live one the command is judged here",
+    )
     parser.add_argument("--context", help="interactive, gateway, cron or single_query")
     parser.add_argument("--session", help="the session the command belongs to")
     parser.add_argument("command", nargs=argparse.REMAINDER, help="-- CMD ARGS...")
@@ -93,6 +99,7 @@ def run(args: argparse.Namespace) -> int:
             context=args.context,
             session=args.session,
             record=not args.explain,
+            ticket=None if args.explain else args.ticket,
         )
     except ValueError as error:  # an unknown context name
         return _usage(str(error))
