@@ -215,4 +215,7 @@ def test_a_ticket_from_the_hook_runs_its_command_once_without_judging_it_again(
     (ws / "ran").unlink()
     assert main(["run", "--ticket", nonce, "--cwd", str(ws), "--shell", script]) == REFUSED
     assert not (ws / "ran").exists()
-    assert [entry[3:] for entry in logged(capsys)] == [("allow", None), ("deny", "ask-needs-service")]
+    assert [entry[3:] for entry in logged(capsys)] == [
+        ("allow", None),
+        ("deny", "ask-needs-service"),
+    ]
