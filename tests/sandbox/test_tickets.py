@@ -21,3 +21,12 @@ def test_an_expired_or_malformed_ticket_does_not_hold(tmp_path: Path) -> None:
     assert not consume(str(tmp_path), nonce, "make", now=1000.0 + TTL_S + 1)
     for bad in ("", "../../etc/passwd", "x" * 32, "ab"):
         assert not consume(str(tmp_path), bad, "make")
+
+
+def test_tickets_never_used_are_swept_when_a_new_one_is_made(tmp_path: Path) -> None:
+    import os
+
+    old = issue(str(tmp_path), "make")
+    os.utime(tmp_path / "tickets" / old, (1000.0, 1000.0))
+    new = issue(str(tmp_path), "make")
+    assert [p.name for p in (tmp_path / "tickets").iterdir()] == [new]

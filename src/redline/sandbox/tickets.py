@@ -31,13 +31,26 @@ def issue(home: str, command: str, now: float | None = None) -> str:
     """Write a ticket for `command`; its nonce. Raises `OSError`."""
     folder = os.path.join(home, _DIR)
     os.makedirs(folder, mode=0o700, exist_ok=True)
+    moment = time.time() if now is None else now
+    _sweep(folder, moment)
     nonce = secrets.token_hex(16)
-    expires = (time.time() if now is None else now) + TTL_S
+    expires = moment + TTL_S
     path = os.path.join(folder, nonce)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     with os.fdopen(fd, "w") as file:
         json.dump({"digest": _digest(command), "expires": expires}, file)
     return nonce
+
+
+def _sweep(folder: str, now: float, most: int = 256) -> None:
+    """Remove tickets that were never used, long expired (a bounded pass)."""
+    with contextlib.suppress(OSError), os.scandir(folder) as entries:
+        for count, entry in enumerate(entries):
+            if count >= most:
+                return
+            with contextlib.suppress(OSError):
+                if entry.stat(follow_symlinks=False).st_mtime < now - 2 * TTL_S:
+                    os.unlink(entry.path)
 
 
 def consume(home: str, nonce: str, command: str, now: float | None = None) -> bool:
