@@ -13,14 +13,13 @@ longer carries over to the next call.
 
 from __future__ import annotations
 
-import contextlib
-import shlex
 import sys
 from collections.abc import Mapping
 
 from redline.decision import Decision, Verdict
 from redline.hooks.base import HookCall
 
+# Loaded on every allowed call: `shlex` and friends only once enforcing (ADR 0004).
 TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
 if TYPE_CHECKING:
     from typing import Any
@@ -44,6 +43,9 @@ def wrapped_input(
     command = call.args.get("command")
     if decision.verdict is not Verdict.ALLOW or not isinstance(command, str) or not command.strip():
         return None
+    import contextlib
+    import shlex
+
     from redline.home import home_dir
     from redline.sandbox.tickets import issue
 
