@@ -9,6 +9,8 @@ if TYPE_CHECKING:
     from redline.command import check_command
     from redline.decision import Decision, RuleHit, Severity, Span, Verdict
     from redline.gatekeeper import Gate, check_tool_call
+    from redline.sandbox.run import run
+    from redline.secrets import scrubbed_env
 
 __all__ = [
     "Decision",
@@ -19,6 +21,8 @@ __all__ = [
     "Verdict",
     "check_command",
     "check_tool_call",
+    "run",
+    "scrubbed_env",
 ]
 __version__ = "0.1.0"
 
@@ -34,6 +38,8 @@ _LAZY = {
     "Verdict": "redline.decision",
     "Gate": "redline.gatekeeper",
     "check_tool_call": "redline.gatekeeper",
+    "run": "redline.sandbox.run",
+    "scrubbed_env": "redline.secrets",
 }
 
 

@@ -31,4 +31,7 @@ def run(args: argparse.Namespace) -> int:
         mark = "ok  " if f.ok else "FAIL"
         where = f" {f.path}" + (f" ({f.event})" if f.event else "") + ":" if f.path else ""
         print(f"{mark} {f.host:<{width}}{where} {f.detail}")
+    from redline.sandbox.level import probe
+
+    print(f"sandbox for `redline run`: {probe().line()}")
     return exitcodes.ALLOW if all(f.ok for f in findings) else exitcodes.ERROR

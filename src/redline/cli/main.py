@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from redline.cli import exitcodes
 
@@ -32,6 +32,7 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "reject": ("redline.cli.pending", "reject a held call"),
     "pair": ("redline.cli.pair", "pair your Telegram chat or log in to the web page"),
     "propose": ("redline.cli.propose", "propose an action only the owner can approve"),
+    "run": ("redline.cli.run", "judge a command, then run it sandboxed with secrets scrubbed"),
 }
 
 
@@ -45,7 +46,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         epilog=exitcodes.epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument("--version", action="version", version=f"redline {version()}")
+    parser.add_argument("--version", action=_lazy_version(argparse), help="show the version")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name, (module_name, help_text) in SUBCOMMANDS.items():
         if only is not None and name != only:
@@ -54,6 +55,21 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
         module = importlib.import_module(module_name)
         module.add_parser(sub, name, help_text)
     return parser
+
+
+def _lazy_version(argparse: Any) -> Any:
+    """argparse's `version` action, reading the package metadata (~50 ms of
+    `importlib.metadata`) only when `--version` is given."""
+
+    class LazyVersion(argparse.Action):  # type: ignore[misc]
+        def __init__(self, option_strings: list[str], dest: str, **kwargs: Any) -> None:
+            super().__init__(option_strings, dest, nargs=0, default=argparse.SUPPRESS, **kwargs)
+
+        def __call__(self, parser: Any, *_: Any) -> None:
+            print(f"redline {version()}")
+            parser.exit()
+
+    return LazyVersion
 
 
 def version() -> str:

@@ -71,6 +71,13 @@ class ClaudeCode(HookAdapter):
 
     def render(self, call: HookCall, decision: Decision, settings: Settings) -> HookReply:
         if decision.verdict is Verdict.ALLOW:
+            import os
+
+            from redline.hooks.enforce import wrapped_input
+
+            wrapped = wrapped_input(call, decision, os.environ)
+            if wrapped is not None:  # run it under `redline run` (docs/enforce.md)
+                return _answer("allow", messages.note(decision), wrapped)
             if not settings.allow_explicit:
                 return HookReply(0)
             return _answer("allow", messages.note(decision))
@@ -81,12 +88,12 @@ class ClaudeCode(HookAdapter):
         return _answer("deny", messages.refusal(decision))
 
 
-def _answer(verdict: str, reason: str) -> HookReply:
-    body = {
-        "hookSpecificOutput": {
-            "hookEventName": "PreToolUse",
-            "permissionDecision": verdict,
-            "permissionDecisionReason": reason,
-        }
+def _answer(verdict: str, reason: str, updated: Mapping[str, Any] | None = None) -> HookReply:
+    output: dict[str, Any] = {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": verdict,
+        "permissionDecisionReason": reason,
     }
-    return HookReply(0, json.dumps(body) + "\n")
+    if updated is not None:
+        output["updatedInput"] = dict(updated)
+    return HookReply(0, json.dumps({"hookSpecificOutput": output}) + "\n")

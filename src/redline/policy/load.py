@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from typing import Any
 
 
-LOADER_VERSION = "1"
+LOADER_VERSION = "2"
 PathLike = str | os.PathLike[str]
 
 

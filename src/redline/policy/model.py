@@ -193,6 +193,35 @@ class PolicyRule(NamedTuple):
         )
 
 
+ENFORCE_LEVELS = ("required", "best-effort", "off")
+
+
+class RunSettings(NamedTuple):
+    """How `redline run` runs what the gate allowed: which secret-like
+    variables pass (`env.pass`), whether a kernel sandbox is `required`,
+    where it may write besides the workspace and temp, and the network."""
+
+    env_pass: tuple[str, ...] = ()
+    enforce: str = "best-effort"
+    writable: tuple[str, ...] = ()
+    network: bool = True
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "env_pass": list(self.env_pass),
+            "enforce": self.enforce,
+            "writable": list(self.writable),
+            "network": self.network,
+        }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RunSettings:
+        return cls(
+            tuple(data["env_pass"]), str(data["enforce"]), tuple(data["writable"]),
+            bool(data["network"]),
+        )  # fmt: skip
+
+
 class Policy(NamedTuple):
     """A validated policy. `contexts` maps a context where nobody can answer
     to what an ask becomes there (`deny` unless the policy says `ask`)."""
@@ -205,6 +234,7 @@ class Policy(NamedTuple):
     approval_socket: str | None = None
     hermes_home: str | None = None
     custom_tools: tuple[str, ...] = ()
+    run: RunSettings = RunSettings()
     source: str = "<policy>"
     digest: str = ""
     # Problems that do not stop the policy from loading: (line, message, help).
@@ -242,6 +272,7 @@ class Policy(NamedTuple):
             "approval_socket": self.approval_socket,
             "hermes_home": self.hermes_home,
             "custom_tools": list(self.custom_tools),
+            "run": self.run.to_json(),
             "source": self.source,
             "digest": self.digest,
             "warnings": list(self.warnings),
@@ -261,6 +292,7 @@ class Policy(NamedTuple):
             approval_socket=data["approval_socket"],
             hermes_home=data["hermes_home"],
             custom_tools=tuple(data["custom_tools"]),
+            run=RunSettings.from_json(data["run"]),
             source=data["source"],
             digest=data["digest"],
             warnings=tuple((int(w[0]), str(w[1]), str(w[2])) for w in data["warnings"]),

@@ -18,10 +18,12 @@ from redline.gate.protected import NeverRunKind
 from redline.gate.tools import TOOLS, known_tool
 from redline.policy.load import Issue, did_you_mean
 from redline.policy.model import CALL_KEYS, HIT_KEYS, Example, Match, Policy, PolicyRule, is_glob
+from redline.policy.run_settings import TOP_KEYS as RUN_KEYS
+from redline.policy.run_settings import read_run_settings
 from redline.rules.catalog import BY_ID, CATALOG, resolve
 
 TOP_KEYS = ("version", "description", "default", "unknown_tool", "rules", "contexts",
-            "approval", "hermes_home", "custom_tools")  # fmt: skip
+            "approval", "hermes_home", "custom_tools", *RUN_KEYS)  # fmt: skip
 RULE_KEYS = ("id", "verdict", "match", "unless", "reason", "repair", "examples")
 EXAMPLE_KEYS = ("tool", "args", "expect", "cwd", "context", "code")
 APPROVAL_KEYS = ("port", "socket")
@@ -154,6 +156,7 @@ class Reader:
             socket,
             hermes,
             tuple(sorted(self.custom_tools)),
+            read_run_settings(self, items),
             source,
         )
 

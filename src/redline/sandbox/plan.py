@@ -1,0 +1,177 @@
+"""What a sandboxed run may touch: the places, worked out once from the cwd,
+the environment and the policy, for either backend (bubblewrap or Landlock).
+
+- writable: the workspace (the git root of the cwd, else the cwd), the temp
+  directories, the package managers' caches and the policy's `sandbox.writable`;
+- hidden: the owner's credentials (the never-run list of `gate.protected`)
+  and the gate's own home (`$REDLINE_HOME`);
+- read-only even inside a writable place: the agents' hook configuration;
+- everything else: read-only.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import os
+from collections.abc import Iterable, Mapping
+
+from redline.fasttuple import NamedTuple
+from redline.policy.model import RunSettings
+
+TEMP_DIRS = ("/tmp", "/var/tmp")  # noqa: S108 - the host's temp dirs, shared on purpose
+CACHE_DIRS = (
+    "~/.cache", "~/.npm", "~/.cargo/registry", "~/.cargo/git", "~/.local/share/uv",
+    "~/.local/share/pnpm", "~/.local/share/virtualenv", "~/.m2/repository", "~/.gradle/caches",
+    "~/go/pkg/mod", "~/.rustup/downloads",
+)  # fmt: skip
+# The agents' hook configuration, under the home and under the workspace.
+HOOK_CONFIG_HOME = (
+    "~/.claude/settings.json", "~/.claude/settings.local.json", "~/.claude/hooks",
+    "~/.codex/config.toml", "~/.codex/hooks.json", "~/.gemini/settings.json",
+)  # fmt: skip
+HOOK_CONFIG_PROJECT = (
+    ".claude/settings.json", ".claude/settings.local.json", ".codex/config.toml",
+    ".gemini/settings.json",
+)  # fmt: skip
+HERMES_FILES = (".env", "auth.json", "config.yaml", "agent-hooks", "approval", "scripts")
+DEFAULT_MAX_PROCS = 4096
+
+
+class Plan(NamedTuple):
+    """Absolute, existing paths only; `hidden` holds (path, is_directory)."""
+
+    cwd: str
+    workspace: str
+    writable: tuple[str, ...]
+    hidden: tuple[tuple[str, bool], ...]
+    read_only: tuple[str, ...]
+    network: bool = True
+    max_procs: int = DEFAULT_MAX_PROCS
+
+
+def workspace_of(cwd: str) -> str:
+    """The git root of `cwd` (a directory holding `.git`), else `cwd`."""
+    here = cwd
+    while True:
+        if os.path.exists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return cwd
+        here = parent
+
+
+def _expand(path: str, home: str) -> str:
+    if path == "~" or path.startswith("~/"):
+        path = home.rstrip("/") + path[1:]
+    return os.path.normpath(path)
+
+
+def _existing(paths: Iterable[str]) -> tuple[str, ...]:
+    seen: dict[str, None] = {}
+    for path in paths:
+        if os.path.lexists(path) and path not in seen:
+            seen[path] = None
+    return tuple(seen)
+
+
+def credential_paths(
+    home: str, redline_home: str, hermes_home: str
+) -> tuple[tuple[str, bool], ...]:
+    """The owner's credentials and the gate's home, as they exist here: a
+    directory is hidden whole, except `~/.ssh`, where only what the gate
+    refuses to read (private keys, not `*.pub` or `known_hosts`) is hidden."""
+    from redline.gate.protected import NeverRunKind, Places, build_table
+
+    found: list[tuple[str, bool]] = []
+    for entry in build_table(Places(home=home)):
+        if entry.kind is not NeverRunKind.CREDENTIALS or not entry.path.startswith("~/"):
+            continue
+        path = _expand(entry.path, home)
+        if not os.path.lexists(path):
+            continue
+        if entry.tree and entry.read_ok and os.path.isdir(path):
+            for name in sorted(os.listdir(path)):
+                if not any(fnmatch.fnmatchcase(name, p) for p in entry.read_ok):
+                    inner = os.path.join(path, name)
+                    found.append((os.path.realpath(inner), os.path.isdir(inner)))
+        else:
+            found.append((os.path.realpath(path), os.path.isdir(path)))
+    for name in HERMES_FILES[:2]:
+        path = os.path.join(hermes_home, name)
+        if os.path.lexists(path):
+            found.append((os.path.realpath(path), os.path.isdir(path)))
+    if os.path.isdir(redline_home):
+        found.append((os.path.realpath(redline_home), True))
+    return tuple(dict.fromkeys(found))
+
+
+def make_plan(
+    cwd: str,
+    environ: Mapping[str, str],
+    settings: RunSettings | None = None,
+    *,
+    network: bool | None = None,
+    temp_dirs: Iterable[str] | None = None,
+    max_procs: int = DEFAULT_MAX_PROCS,
+) -> Plan:
+    from redline.home import home_dir, user_home
+
+    settings = settings or RunSettings()
+    home = user_home(environ)
+    cwd = os.path.realpath(cwd)
+    workspace = workspace_of(cwd)
+    redline_home = os.path.realpath(home_dir(environ))
+    hermes = _expand(environ.get("HERMES_HOME", "").strip() or "~/.hermes", home)
+    if temp_dirs is None:
+        temp_dirs = (*TEMP_DIRS, environ.get("TMPDIR", "") or "/tmp")  # noqa: S108
+    writable = _existing(
+        os.path.realpath(_expand(p, home))
+        for p in (workspace, *temp_dirs, *CACHE_DIRS, *settings.writable)
+    )
+    # `$HOME` and `$REDLINE_HOME` are the caller's to set: the account's own
+    # home and its default gate home are hidden too.
+    account = _account_home()
+    hidden = tuple(
+        dict.fromkeys(
+            (
+                *credential_paths(home, redline_home, hermes),
+                *(
+                    credential_paths(account, os.path.join(account, ".redline"), hermes)
+                    if account and os.path.realpath(account) != os.path.realpath(home)
+                    else ()
+                ),
+            )
+        )
+    )
+    # The gate's home is hidden even where a writable place holds it.
+    writable = tuple(p for p in writable if not _under(p, redline_home))
+    read_only = _existing(
+        (
+            *(_expand(p, home) for p in HOOK_CONFIG_HOME),
+            *(os.path.join(workspace, p) for p in HOOK_CONFIG_PROJECT),
+            *(os.path.join(hermes, p) for p in HERMES_FILES[2:]),
+        )
+    )
+    return Plan(
+        cwd=cwd,
+        workspace=workspace,
+        writable=writable,
+        hidden=hidden,
+        read_only=read_only,
+        network=settings.network if network is None else network,
+        max_procs=max_procs,
+    )
+
+
+def _account_home() -> str:
+    import pwd
+
+    try:
+        return pwd.getpwuid(os.getuid()).pw_dir
+    except KeyError:
+        return ""
+
+
+def _under(path: str, parent: str) -> bool:
+    return path == parent or path.startswith(parent.rstrip("/") + "/")

@@ -1,0 +1,250 @@
+"""`redline run`: judge a command as a hook would, then run it where the hard
+lines cannot happen and the owner's secrets are absent (F-SECRETS-1, -3).
+
+The order is fixed: the policy loads (a broken one refuses); the sandbox
+level is found and held against the policy's `enforce`; the command is
+judged as a `Bash` call (an ask needs the approval service, else it is
+refused with the reason); the verdict goes into the log with the level and
+the variables the passthrough list let through (a log that cannot be
+written refuses); only an allow runs, with the scrubbed environment.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+import shutil
+from collections.abc import Mapping, Sequence
+
+from redline.decision import Decision, Verdict
+from redline.fasttuple import NamedTuple
+from redline.sandbox.level import NAMESPACES, NONE, REPAIR, Level, probe
+from redline.sandbox.plan import DEFAULT_MAX_PROCS
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from redline.gatekeeper import Gate
+
+AGENT = "run"
+TOOL = "Bash"
+SANDBOX_UNAVAILABLE = "sandbox-unavailable"
+NETWORK_OFF_UNAVAILABLE = "network-off-unavailable"
+ASK_NEEDS_SERVICE = "ask-needs-service"
+POLICY_UNAVAILABLE = "policy-unavailable"
+
+
+class Prepared(NamedTuple):
+    """A judged command: what runs, how, and the recorded decision."""
+
+    text: str
+    argv: list[str]
+    decision: Decision
+    level: Level
+    env: dict[str, str]
+    removed: tuple[str, ...]
+    passed: tuple[str, ...]
+    cwd: str
+    network: bool
+    writable: tuple[str, ...]
+
+
+def shell_argv(text: str) -> list[str]:
+    shell = shutil.which("bash") or "/bin/sh"
+    return [shell, "-c", text]
+
+
+def prepare(
+    command: Sequence[str] | str,
+    *,
+    cwd: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    policy_path: str | None = None,
+    service: bool = False,
+    network: bool | None = None,
+    force_level: str | None = None,
+    context: str | None = None,
+    session: str | None = None,
+    record: bool = True,
+    ticket: str | None = None,
+) -> Prepared:
+    """Judge `command` (an argv list, or a shell text) and decide how it would
+    run. Never raises for a refusal: the decision says it."""
+    from redline.gatekeeper import Gate
+    from redline.policy.load import PolicyError
+    from redline.secrets import scrub
+
+    env_in = dict(os.environ if environ is None else environ)
+    text = command if isinstance(command, str) else shlex.join(command)
+    argv = shell_argv(command) if isinstance(command, str) else list(command)
+    where = os.path.abspath(cwd or os.getcwd())
+    try:
+        gate = Gate.from_environ(env_in, policy_path)
+    except PolicyError as error:
+        first = str(error).splitlines()[0] if str(error) else "the policy cannot be loaded"
+        refused = Decision(
+            Verdict.DENY,
+            reason=f"the approval policy cannot be loaded: {first}",
+            repair="the owner must fix the policy (`redline policy lint`); until then nothing runs",
+            code=POLICY_UNAVAILABLE,
+        )
+        return Prepared(text, argv, refused, probe(force_level), {}, (), (), where, False, ())
+    settings = gate.policy.run
+    level = probe(force_level)
+    if settings.enforce == "off":
+        level = Level(NONE, "the policy says `enforce: off`")
+    scrubbed = scrub(env_in, settings.env_pass)
+    net = settings.network if network is None else network
+    args: dict[str, object] = {"command": text, "enforcement": level.name}
+    if scrubbed.passed:
+        args["env_passed"] = [p.name for p in scrubbed.passed]
+    if ticket and _ticket_holds(ticket, text, env_in):
+        decision, by_service = TICKETED, False
+    else:
+        decision, by_service = _judge(gate, args, where, context, session, service, env_in)
+    if decision.verdict is Verdict.ALLOW and settings.enforce == "required" and level.name == NONE:
+        decision = Decision(
+            Verdict.DENY,
+            reason=f"the policy requires a kernel sandbox and none is available: {level.why}",
+            repair=REPAIR,
+            code=SANDBOX_UNAVAILABLE,
+            context=decision.context,
+        )
+    if decision.verdict is Verdict.ALLOW and not net and level.name != NAMESPACES:
+        decision = Decision(
+            Verdict.DENY,
+            reason=f"a run without network needs the namespace sandbox; this one is {level.name}",
+            repair="allow user namespaces for bubblewrap (see `redline run --explain`), "
+            "or run with the network on",
+            code=NETWORK_OFF_UNAVAILABLE,
+            context=decision.context,
+        )
+    if record and not by_service:  # the service logs what it decides itself
+        decision = _record(decision, args, where, context, session, env_in)
+    decision = decision._replace(notes=(*decision.notes, f"enforcement: {level.line()}"))
+    return Prepared(
+        text,
+        argv,
+        decision,
+        level,
+        scrubbed.env,
+        tuple(r.name for r in scrubbed.removed),
+        tuple(r.name for r in scrubbed.passed),
+        where,
+        net,
+        settings.writable,
+    )
+
+
+TICKETED = Decision(
+    Verdict.ALLOW,
+    reason="the hook that wrapped this command judged it (one-time ticket)",
+)
+
+
+def _ticket_holds(ticket: str, text: str, environ: Mapping[str, str]) -> bool:
+    from redline.home import home_dir
+    from redline.sandbox.tickets import consume
+
+    return consume(home_dir(environ), ticket, text)
+
+
+def _judge(
+    gate: Gate,
+    args: Mapping[str, object],
+    cwd: str,
+    context: str | None,
+    session: str | None,
+    service: bool,
+    environ: Mapping[str, str],
+) -> tuple[Decision, bool]:
+    """The decision, and whether the approval service made it (and logged it)."""
+    from redline.gate.actions import ToolCall
+
+    decision = gate.check(ToolCall(TOOL, args, cwd, context, session))
+    if decision.verdict is not Verdict.ASK:
+        return decision, False
+    if service:
+        from redline.approve.client import decide_via_service
+        from redline.home import home_dir
+
+        answer = decide_via_service(
+            TOOL, args, cwd=cwd, session=session, context=context, agent=AGENT,
+            home=home_dir(environ), key=environ.get("REDLINE_SERVICE_KEY") or None,
+        )  # fmt: skip
+        return answer, True
+    refused = decision._replace(
+        verdict=Verdict.DENY,
+        reason=f"this command needs the owner's approval ({decision.reason}), and nobody was asked",
+        repair="run it with `redline run --service` while `redline serve` is running, "
+        "so the owner can approve it",
+        code=ASK_NEEDS_SERVICE,
+    )
+    return refused, False
+
+
+def _record(
+    decision: Decision,
+    args: Mapping[str, object],
+    cwd: str,
+    context: str | None,
+    session: str | None,
+    environ: Mapping[str, str],
+) -> Decision:
+    from redline.audit.recorder import LogUnavailable, deny_log_unavailable, record_decision
+    from redline.audit.shared import drop_shared_log, shared_log
+
+    try:
+        record_decision(
+            shared_log(environ), session=session, context=context, agent=AGENT, tool=TOOL,
+            args={**args, "cwd": cwd}, decision=decision, environ=environ,
+        )  # fmt: skip
+    except LogUnavailable as error:
+        drop_shared_log()
+        return deny_log_unavailable(error)._replace(context=decision.context, hits=decision.hits)
+    return decision
+
+
+def execute(
+    prepared: Prepared,
+    *,
+    environ: Mapping[str, str] | None = None,
+    temp_dirs: Sequence[str] | None = None,
+    max_procs: int = DEFAULT_MAX_PROCS,
+) -> int:
+    """Run an allowed command; its exit status. Raises `SandboxFailed`."""
+    from redline.policy.model import RunSettings
+    from redline.sandbox.launch import launch
+    from redline.sandbox.pids import make_bound
+    from redline.sandbox.plan import make_plan
+
+    if prepared.decision.verdict is not Verdict.ALLOW:
+        raise ValueError("only an allowed command runs")
+    env_in = os.environ if environ is None else environ
+    settings = RunSettings(writable=prepared.writable, network=prepared.network)
+    plan = make_plan(prepared.cwd, env_in, settings, temp_dirs=temp_dirs, max_procs=max_procs)
+    bound = make_bound(max_procs)
+    return launch(prepared.argv, plan, prepared.level, prepared.env, bound)
+
+
+def run(
+    command: Sequence[str] | str,
+    *,
+    cwd: str | None = None,
+    environ: Mapping[str, str] | None = None,
+    policy_path: str | None = None,
+    service: bool = False,
+    network: bool | None = None,
+    force_level: str | None = None,
+    temp_dirs: Sequence[str] | None = None,
+    max_procs: int = DEFAULT_MAX_PROCS,
+) -> tuple[Decision, int | None]:
+    """Judge and, when allowed, run `command` sandboxed: the decision and the
+    exit status (`None`: it did not run). `redline.run` from Python."""
+    prepared = prepare(
+        command, cwd=cwd, environ=environ, policy_path=policy_path, service=service,
+        network=network, force_level=force_level,
+    )  # fmt: skip
+    if prepared.decision.verdict is not Verdict.ALLOW:
+        return prepared.decision, None
+    code = execute(prepared, environ=environ, temp_dirs=temp_dirs, max_procs=max_procs)
+    return prepared.decision, code
