@@ -248,8 +248,8 @@ SHELL_FINE = [
     "pgrep -f hermes",
     "systemctl status hermes-gateway",
     "python3 -m http.server 8000",
-    "curl http://127.0.0.1:8787/health",
-    "nc 127.0.0.1 8787",
+    "curl http://127.0.0.1:3000/health",
+    "nc 127.0.0.1 5432",
 ]
 
 

@@ -3,16 +3,19 @@ socket, no killing or tracing the gate or the agent's gateway (F-GATE-3)."""
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import re
 from collections.abc import Iterator
 
 from redline.gate import loopback
 from redline.gate.protected import NeverRunKind, Places
+from redline.gate.world import World
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import interpreter_family
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
+from redline.shell.model import DYNAMIC
 
 _LISTENERS = frozenset(
     {
@@ -92,6 +95,16 @@ _SERVICE_VERBS = frozenset(
         "bootout",
         "remove",
         "freeze",
+        "edit",
+        "set-property",
+        "revert",
+        "link",
+        "reenable",
+        "preset",
+        "isolate",
+        "disable-now",
+        "down",
+        "exit",
     }
 )
 _CODE_LISTEN = lazy_regex(
@@ -147,52 +160,178 @@ def listener_hits(inv: Invocation, places: Places, code: str | None) -> Iterator
 
 
 _SERVICE_MANAGERS = ("systemctl", "service", "launchctl", "rc-service", "sv")
+_SESSION_KILLERS = frozenset({"terminate-user", "kill-user", "terminate-session", "kill-session"})
 # Every program `process_hits` looks at.
-_SIGNALLERS = frozenset({*_KILLERS, *_TRACERS, "kill", *_SERVICE_MANAGERS, "hermes"})
+SIGNALLERS = frozenset(
+    {*_KILLERS, *_TRACERS, "kill", *_SERVICE_MANAGERS, "hermes", "fuser", "kill-port",
+     "loginctl", "reptyr", "criu", "eu-stack", "gstack"}
+)  # fmt: skip
+# Options by which a tracer attaches to a running process.
+_ATTACH_SHORT = frozenset({"-p", "-P", "--pid", "--attach", "--attach-pid", "--attach-name"})
+_ATTACH_PREFIXES = ("-p", "--pid=", "--attach-pid=", "--attach-name=", "--attach=")
 
 
-def process_hits(inv: Invocation, analysis: Analysis, places: Places) -> Iterator[NeverRunKind]:
-    """Killing or tracing the gate or the gateway, by name or by a PID looked
-    up by name (`kill $(pgrep -f hermes)`, `pgrep redline | xargs kill`)."""
+def process_hits(
+    inv: Invocation, analysis: Analysis, places: Places, world: World, ports: frozenset[int]
+) -> Iterator[tuple[NeverRunKind, str]]:
+    """Killing, stopping or tracing the gate or the gateway: by name, by a
+    PID looked up by name or port (`kill $(pgrep -f hermes)`, `lsof -ti :8787 |
+    xargs kill`), by a PID that is the gate's, by its port (`fuser -k
+    8787/tcp`); attaching a tracer to any running process; stopping its unit."""
     name = inv.name
-    if name not in _SIGNALLERS:
+    if name not in SIGNALLERS:
         return  # most commands: the names pattern is not even compiled
     names = _names_pattern(places.gateway_names)
     operands = [w.value for w in inv.options.operands]
-    if name in _KILLERS and any(names.search(v) for v in operands):
-        yield NeverRunKind.GATE_PROCESS
+    if name in _KILLERS:
+        if any(names.search(v) for v in operands):
+            yield NeverRunKind.GATE_PROCESS, ""
+        else:
+            hit = _pattern_selects_gate(inv, operands, world)
+            if hit:
+                yield NeverRunKind.GATE_PROCESS, hit
         return
-    if name in ("kill", *_TRACERS) and _pid_looked_up(inv, analysis, names):
-        yield NeverRunKind.GATE_PROCESS
+    if name in ("kill", *_TRACERS) and _pid_looked_up(inv, analysis, names, ports):
+        yield NeverRunKind.GATE_PROCESS, ""
         return
-    if name in _TRACERS and any(names.search(v) for v in operands):
-        yield NeverRunKind.GATE_PROCESS
+    if name == "kill":
+        hit = _kills_gate_pid(operands, world)
+        if hit:
+            yield NeverRunKind.GATE_PROCESS, hit
         return
-    if (
-        name in _SERVICE_MANAGERS
-        and (set(v.lower() for v in operands) & _SERVICE_VERBS)
-        and any(names.search(v) for v in operands)
-    ):
-        yield NeverRunKind.GATE_PROCESS
+    if name in _TRACERS or name in ("reptyr", "criu", "eu-stack", "gstack"):
+        if any(names.search(v) for v in operands):
+            yield NeverRunKind.GATE_PROCESS, ""
+        elif _attaches(inv):
+            yield NeverRunKind.GATE_PROCESS, (
+                f"`{name}` attaches to a running process (the gate's may be it); "
+                "run the program under it instead"
+            )
         return
-    if (
-        name == "hermes"
-        and operands[:1] == ["gateway"]
-        and operands[1:2]
-        and (operands[1].lower() in _SERVICE_VERBS)
-    ):
-        yield NeverRunKind.GATE_PROCESS
+    if name == "fuser":
+        if inv.has_flag("k", ("kill",)) and _names_port(operands, ports):
+            yield NeverRunKind.GATE_PROCESS, "`fuser -k` kills what holds the approval service's port"
+        return
+    if name == "kill-port":
+        if _names_port(operands, ports):
+            yield NeverRunKind.GATE_PROCESS, "kills what holds the approval service's port"
+        return
+    if name == "loginctl":
+        if set(v.lower() for v in operands) & _SESSION_KILLERS:
+            yield NeverRunKind.GATE_PROCESS, "ending the session kills the gate with it"
+        return
+    lowered = [v.lower() for v in operands]
+    if name in _SERVICE_MANAGERS and set(lowered) & _SERVICE_VERBS:
+        if any(names.search(v) or _unit_glob_names(v, places.gateway_names) for v in operands):
+            yield NeverRunKind.GATE_PROCESS, ""
+        return
+    if name == "hermes" and lowered[:1] == ["gateway"] and lowered[1:2]:
+        if lowered[1] in _SERVICE_VERBS:
+            yield NeverRunKind.GATE_PROCESS, ""
 
 
-def _pid_looked_up(inv: Invocation, analysis: Analysis, names: re.Pattern[str]) -> bool:
+def _attaches(inv: Invocation) -> bool:
+    values = inv.values
+    for k, value in enumerate(values):
+        if value in _ATTACH_SHORT or (value.startswith(_ATTACH_PREFIXES) and value[2:3].isdigit()):
+            return True
+        if value.startswith(("--pid=", "--attach-pid=", "--attach-name=")):
+            return True
+        if value == "attach" or value.startswith("attach "):
+            return True
+        if inv.name in ("gcore", "pyrasite", "reptyr", "gstack", "pstack") and value.isdigit():
+            return True
+        if inv.name == "gdb" and value.isdigit() and k > 0:
+            return True  # `gdb PROGRAM PID`
+        if inv.name == "gdb" and "attach" in value:
+            return True  # `gdb -ex 'attach 1234'`
+        if inv.name == "criu" and value == "dump":
+            return True
+        if inv.name == "perf" and value in ("-t", "--tid") or value.startswith("--tid="):
+            return True
+    return False
+
+
+def _names_port(operands: list[str], ports: frozenset[int]) -> bool:
+    for value in operands:
+        head = value.split("/", 1)[0].lstrip(":")
+        if head.isdigit() and int(head) in ports:
+            return True
+        if "$" in value or DYNAMIC in value:
+            return True
+    return False
+
+
+def _unit_glob_names(value: str, names: tuple[str, ...]) -> bool:
+    """`systemctl stop 'red*'`: a unit glob that could name the gate's unit."""
+    if not any(c in value for c in "*?["):
+        return False
+    return any(fnmatch.fnmatchcase(f"{n}.service", value.lower()) for n in names if n)
+
+
+def _kills_gate_pid(operands: list[str], world: World) -> str:
+    """`kill PID` (or `-PGID`) where the PID is a process of the gate."""
+    wanted: set[int] = set()
+    for value in operands:
+        text = value.lstrip("-")
+        if text.isdigit() and text != "0":
+            wanted.add(int(text))
+    if not wanted:
+        return ""
+    for process in world.gate_processes():
+        if process.pid in wanted or process.group in wanted:
+            return f"process {process.pid} is the gate's (`{process.command_line[:60]}`)"
+    return ""
+
+
+def _pattern_selects_gate(inv: Invocation, operands: list[str], world: World) -> str:
+    """A `pkill`/`killall` pattern that selects a running process of the
+    gate (`pkill python` kills `redline serve` too)."""
+    patterns = [v for v in operands if not v.isdigit()]
+    if not patterns:
+        return ""
+    processes = world.gate_processes()
+    if not processes:
+        return ""
+    whole = inv.name != "killall" and inv.has_flag("f", ("full",))
+    exact = inv.name == "killall" and not inv.has_flag("r", ("regexp",))
+    for pattern in patterns:
+        if DYNAMIC in pattern:
+            return "the pattern is computed at run time"
+        for process in processes:
+            target = process.command_line if whole else process.name
+            if exact:
+                found = pattern.lower() == process.name.lower()
+            else:
+                try:
+                    found = re.search(pattern, target, re.IGNORECASE) is not None
+                except re.error:
+                    found = True
+            if found:
+                return f"`{pattern}` selects process {process.pid} of the gate"
+    return ""
+
+
+def _pid_looked_up(
+    inv: Invocation, analysis: Analysis, names: re.Pattern[str], ports: frozenset[int]
+) -> bool:
     sources = [*analysis.children(inv), *(analysis.invocations[k] for k in inv.upstream)]
     if inv.remote:  # `ssh localhost kill $(pgrep x)`: the lookup runs here, under ssh
         sources += [c for s in loopback.launchers(inv, analysis) for c in analysis.children(s)]
+    port_words = _port_pattern(ports)
     for source in sources:
-        if source.name in _PID_FINDERS and any(names.search(v) for v in source.values):
+        if source.name in _PID_FINDERS and any(
+            names.search(v) or port_words.search(v) for v in source.values
+        ):
             return True
         if source.name == "cat" and any(
             v.endswith(".pid") and names.search(v) for v in source.values
         ):
             return True
     return False
+
+
+@functools.lru_cache(maxsize=8)
+def _port_pattern(ports: frozenset[int]) -> re.Pattern[str]:
+    alternatives = "|".join(str(p) for p in sorted(ports))
+    return re.compile(rf"(?<![\d.]){'(?:' + alternatives + ')' if alternatives else '(?!)'}(?!\d)")

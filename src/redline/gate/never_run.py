@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 from redline.decision import RuleHit, Severity, Span
 from redline.fasttuple import NamedTuple
-from redline.gate import liveness, loopback
+from redline.gate import liveness, loopback, own_cli, script_files, service_contact
 from redline.gate.actions import Action, ActionKind
 from redline.gate.operands import (
     LISTERS,
@@ -27,9 +27,11 @@ from redline.gate.operands import (
 )
 from redline.gate.protected import NeverRunKind, Places, Table, build_table, canonical
 from redline.gate.protected import containers as container_dirs
+from redline.gate.world import NOWHERE, World
 from redline.rules.targets import deleted_trees, written_files
 from redline.shell import paths
-from redline.shell.analysis import Analysis
+from redline.shell.lazy_regex import lazy_regex
+from redline.shell.analysis import Analysis, analyze
 from redline.shell.carriers import inline_code
 from redline.shell.invocation import Invocation
 from redline.shell.model import DYNAMIC
@@ -58,10 +60,19 @@ DESCRIPTIONS: dict[NeverRunKind, tuple[str, str]] = {
         "use another port or socket path",
     ),
     NeverRunKind.GATE_PROCESS: (
-        "never runs: killing or tracing the gate or the agent's gateway",
+        "never runs: killing, stopping, tracing or replacing the gate or the agent's gateway",
         "leave the gate and the gateway running; ask the owner to restart them",
     ),
+    NeverRunKind.SELF_APPROVAL: (
+        "never runs: answering held calls or talking to the approval service from the agent's side",
+        "only the owner answers held calls (terminal, web page, Telegram): wait for the answer, "
+        "or ask the owner; `redline check` says what the gate would do",
+    ),
 }
+# The approval service's port when the policy names none (`redline serve --http`'s default).
+DEFAULT_PORT = 8787
+# How deep scripts that run scripts are read.
+_MAX_SCRIPT_DEPTH = 2
 
 # Which kind a directory holding several protected things is reported as.
 _RANK = {kind: rank for rank, kind in enumerate(NeverRunKind)}
@@ -137,9 +148,10 @@ class Guard(NamedTuple):
     # character counts too). Plain substrings, not one big alternation: that
     # pattern cost about 1 ms to compile in every hook process.
     needles: tuple[str, ...]
+    world: World = NOWHERE
 
     @classmethod
-    def build(cls, places: Places) -> "Guard":
+    def build(cls, places: Places, world: World = NOWHERE) -> "Guard":
         table = Table.build(build_table(places))
         segments = tuple(
             (sample, tuple(p for p in sample.split("/") if p not in ("", "~")))
@@ -150,7 +162,12 @@ class Guard(NamedTuple):
         names = {part for e in table.entries for part in _distinctive(e.path)}
         names.update(v.lower() for v in _HOME_VARIABLES)
         needles = (*sorted(names), "*", "?", "[", "{")
-        return cls(places, table, container_dirs(table), segments, needles)
+        return cls(places, table, container_dirs(table), segments, needles, world)
+
+    def ports(self) -> frozenset[int]:
+        """The ports the approval service listens on: the policy's and the
+        running service's (asked of the world only when a call names a port)."""
+        return frozenset({self.places.approval_port or DEFAULT_PORT, *self.world.service_ports()})
 
     def may_name(self, inv: Invocation) -> bool:
         """Could any word of the invocation (or its directory) name a
@@ -219,36 +236,102 @@ class Guard(NamedTuple):
             found = self._path_hit(where, write, None)
             if found is not None:
                 yield found
-            elif write and where.endswith(_SCRIPT_SUFFIXES):
+            elif write:
                 for text in action.texts:
-                    yield from self.code_hits(text, None)
+                    yield from self.content_hits(text, path, None)
 
     # -- shell ------------------------------------------------------------
 
-    def shell_hits(self, analysis: Analysis) -> Iterator[RuleHit]:
+    def shell_hits(self, analysis: Analysis, depth: int = 0) -> Iterator[RuleHit]:
         for inv in analysis.invocations:
             if inv.remote and not loopback.runs_here(inv, analysis):
                 continue
-            yield from self._invocation_hits(inv, analysis)
+            for found in self._invocation_hits(inv, analysis, depth):
+                yield found
+                break
 
-    def _invocation_hits(self, inv: Invocation, analysis: Analysis) -> Iterator[RuleHit]:
+    def _invocation_hits(self, inv: Invocation, analysis: Analysis, depth: int) -> Iterator[RuleHit]:
         span = inv.span
+        args = own_cli.redline_args(inv)
+        if args is not None:
+            verdict = own_cli.judge(args, inv.appended_args)
+            if verdict is not None:
+                yield self.hit(verdict[0], span, verdict[1])
         if self.may_name(inv):
-            found = self._path_hits(inv, analysis)
+            found = self._path_hits(inv, analysis) or self._socket_hit(inv)
             if found is not None:
                 yield found
-                return
+        code = inline_code(inv)
+        for kind in liveness.listener_hits(inv, self.places, code):
+            yield self.hit(kind, span)
+        if args is None and inv.name not in service_contact.SHOWS_ONLY and _may_name_port(inv):
+            where = service_contact.words_reach(
+                _contact_words(inv), self.ports(), self.world.loopback_names(), inv.name
+            )
+            if where:
+                yield self.hit(NeverRunKind.SELF_APPROVAL, span, where)
         if inv.name == "crontab" and installs_crontab(inv):
             yield self.hit(NeverRunKind.SCHEDULED_SCRIPT, span, "`crontab` installs jobs unchecked")
-            return
-        code = inline_code(inv)
         if code:
             yield from self.code_hits(code, span)
-        for kind in (
-            *liveness.listener_hits(inv, self.places, code),
-            *liveness.process_hits(inv, analysis, self.places),
-        ):
-            yield self.hit(kind, span)
+        if inv.name in liveness.SIGNALLERS:
+            for kind, where in liveness.process_hits(
+                inv, analysis, self.places, self.world, self.ports()
+            ):
+                yield self.hit(kind, span, where)
+        for path, text in script_files.written_texts(inv):
+            yield from self.content_hits(text, path, span, depth)
+        if depth < _MAX_SCRIPT_DEPTH:
+            yield from self._script_hits(inv, span, depth)
+
+    def content_hits(
+        self, text: str, path: str, span: Span | None, depth: int = 0
+    ) -> Iterator[RuleHit]:
+        """Text written into a file: hooks configuration, or a script that
+        would do a never-run thing when it runs."""
+        lowered = path.lower()
+        if lowered.endswith(script_files.DOC_SUFFIXES) or depth >= _MAX_SCRIPT_DEPTH:
+            return
+        if script_files.configures_hooks(text, path):
+            yield self.hit(NeverRunKind.GATE_CONFIG, span, f"`{path}` would configure an agent's hooks")
+            return
+        if script_files.is_shell_text(text, path):
+            for found in self.shell_hits(analyze(text[: script_files.MAX_SCRIPT]), depth + 1):
+                yield _inside(found, path, span)
+                return
+            return
+        if lowered.endswith(_SCRIPT_SUFFIXES) or text.startswith("#!"):
+            yield from self.code_hits(text, span)
+        else:
+            yield from self._contact_in_code(text, span)
+
+    def _script_hits(self, inv: Invocation, span: Span, depth: int) -> Iterator[RuleHit]:
+        """A script on disk that the invocation runs, read and judged."""
+        run = script_files.script_run(inv)
+        if run is None:
+            return
+        path = paths.normalize(run.path, inv.cwd)
+        if path is None or not path.startswith(("/", "~")):
+            return
+        if path.startswith("~"):
+            path = self.places.home.rstrip("/") + path[1:]
+        if path.startswith(script_files.SYSTEM_PROGRAMS):
+            return
+        text = self.world.read_script(path)
+        if not text:
+            return
+        if "/" in inv.argv[0].value and own_cli.is_entry_script(text):
+            verdict = own_cli.judge(inv.values, inv.appended_args)
+            if verdict is not None:
+                yield self.hit(verdict[0], span, f"`{run.path}` is redline: {verdict[1]}")
+                return
+        if run.shell or script_files.is_shell_text(text, path):
+            for found in self.shell_hits(analyze(text, inv.cwd), depth + 1):
+                yield _inside(found, run.path, span)
+                return
+            return
+        for found in self.code_hits(text, span):
+            yield _inside(found, run.path, span)
             return
 
     def _path_hits(self, inv: Invocation, analysis: Analysis) -> RuleHit | None:
@@ -277,6 +360,24 @@ class Guard(NamedTuple):
                 return found
         return None
 
+    def _socket_hit(self, inv: Invocation) -> RuleHit | None:
+        """A socket of the approval service inside an address word:
+        `UNIX-CONNECT:PATH`, `unix:PATH`, `--unix-socket=PATH`,
+        `http+unix://%2F...` (each a path the plain path checks miss)."""
+        for word in inv.argv[1:]:
+            value = word.value
+            if ":" not in value and "=" not in value and "%2" not in value.lower():
+                continue
+            text = value.replace("%2F", "/").replace("%2f", "/")
+            for piece in _ADDRESS_PARTS.split(text):
+                if ".sock/" in piece:  # the socket, then the URL's path
+                    piece = piece[: piece.index(".sock/") + 5]
+                path = self.canon(piece, inv.cwd, piece) if piece[:1] in "/~$" else None
+                entry = None if path is None else self.table.lookup(path, False)
+                if entry is not None and entry.kind is NeverRunKind.SELF_APPROVAL:
+                    return self.hit(entry.kind, inv.span, f"`{value}` is {entry.what}")
+        return None
+
     def _mention_hit(self, inv: Invocation, path: str, option: str, span: Span) -> RuleHit | None:
         name = inv.name
         entry = self.table.lookup(path, False)
@@ -292,7 +393,11 @@ class Guard(NamedTuple):
 
     def code_hits(self, code: str, span: Span | None, prose: bool = False) -> Iterator[RuleHit]:
         """Code (or instructions, `prose`) that names a protected path:
-        reading credentials or the log, or writing anything protected."""
+        reading credentials or the log, or writing anything protected; or
+        that talks to the approval service or drives the gate's own parts."""
+        for found in self._contact_in_code(code, span):
+            yield found
+            return
         writes = bool(_code_writes().search(code) or (prose and _prose_writes().search(code)))
         for path in self._paths_in(code):
             entry = self.table.lookup(path, False)
@@ -303,6 +408,15 @@ class Guard(NamedTuple):
             if entry is not None:
                 yield self.hit(entry.kind, span, f"the code names `{path}`, {entry.what}")
                 return
+
+    def _contact_in_code(self, code: str, span: Span | None) -> Iterator[RuleHit]:
+        if own_cli.code_drives_gate(code):
+            yield self.hit(NeverRunKind.SELF_APPROVAL, span, "the code drives the gate's own parts")
+            return
+        if _DIGITS.search(code) or "/dev/" in code:
+            where = service_contact.code_reaches(code, self.ports(), self.world.loopback_names())
+            if where:
+                yield self.hit(NeverRunKind.SELF_APPROVAL, span, where)
 
     def _paths_in(self, code: str) -> Iterator[str]:
         for match in _paths_in_code().finditer(code):
@@ -330,11 +444,55 @@ class Guard(NamedTuple):
                     yield found
                     return
 
+    def url_hits(self, action: Action) -> Iterator[RuleHit]:
+        """A URL (fetched, browsed, or given to a tool nothing is known about)
+        that is the approval service on this machine."""
+        texts = [t for t in (*action.urls, *action.texts) if "://" in t or "/dev/" in t]
+        if not texts:
+            return
+        ports, names = self.ports(), self.world.loopback_names()
+        for text in texts:
+            where = service_contact.words_reach(text.split(), ports, names)
+            if where:
+                yield self.hit(NeverRunKind.SELF_APPROVAL, None, where)
+                return
+
     def text_hits(self, action: Action) -> Iterator[RuleHit]:
         """A sub-agent's goal or a scheduled job's prompt that would change the
         gate or read credentials is refused here, before it is delegated."""
         for text in action.texts:
             yield from self.code_hits(text, None, prose=True)
+
+
+_DIGITS = lazy_regex(r"\d\d")
+# What separates a path from the rest of an address word (`UNIX-CONNECT:`, `,fork`).
+_ADDRESS_PARTS = lazy_regex(r"[:=,]|//(?=[~/])")
+
+
+def _may_name_port(inv: Invocation) -> bool:
+    """A port is digits (or `/dev/tcp/...`, or a URL's scheme): most
+    invocations name none and skip the service check."""
+    for word in (*inv.argv[1:], *(r.target for r in inv.redirects if r.target is not None)):
+        value = word.value
+        if ":" in value or "/dev/" in value or any(c.isdigit() for c in value):
+            return True
+    return False
+
+
+def _contact_words(inv: Invocation) -> list[str]:
+    """The words of `inv` that say where it connects; for `ssh`, not the
+    remote command (that is judged as its own invocation)."""
+    words = [w.value for w in inv.argv[1:]]
+    if inv.name in ("ssh", "autossh"):
+        rest = len(loopback.remote_command(inv))
+        words = words[: len(words) - rest] if rest else words
+    words += [r.target.value for r in inv.redirects if r.target is not None]
+    return words
+
+
+def _inside(found: RuleHit, path: str, span: Span | None) -> RuleHit:
+    """A hit found in a script's text, told as the script's."""
+    return found._replace(description=f"{found.description} (in `{path}`)", span=span)
 
 
 def _has_segment(text: str, part: str) -> bool:

@@ -23,6 +23,7 @@ class NeverRunKind(enum.StrEnum):
     CREDENTIALS = "credentials"
     APPROVAL_LISTENER = "approval-listener"
     GATE_PROCESS = "gate-process"
+    SELF_APPROVAL = "self-approval"
 
 
 class Places(NamedTuple):
@@ -42,6 +43,9 @@ class Places(NamedTuple):
     approval_port: int | None = None
     approval_socket: str | None = None
     gateway_names: tuple[str, ...] = ("redline", "hermes")
+    # Where Codex and Claude Code keep their config (`$CODEX_HOME`, `$CLAUDE_CONFIG_DIR`).
+    codex_home: str = "~/.codex"
+    claude_home: str = "~/.claude"
 
 
 class Protected(NamedTuple):
@@ -60,8 +64,12 @@ class Protected(NamedTuple):
     write_ok: tuple[str, ...] = ()
     # Concrete files a glob could name (`~/.ssh/*` names `~/.ssh/id_rsa`).
     samples: tuple[str, ...] = ()
+    # File-name patterns inside a tree this entry is about (all when empty).
+    only: tuple[str, ...] = ()
 
     def allows(self, name: str, write: bool) -> bool:
+        if self.only and not any(fnmatch.fnmatchcase(name, p) for p in self.only):
+            return True
         patterns = self.write_ok if write else self.read_ok
         return any(fnmatch.fnmatchcase(name, p) for p in patterns)
 
@@ -93,16 +101,25 @@ def _place(value: str, home: str) -> str:
     return canonical(normal, home)
 
 
+# What the gate keeps secret in its home, wherever in it: signing keys, the
+# hooks' token, pairing codes.
+_GATE_SECRETS = ("*.key", "*token*", "*secret*", "*pairing*", "*.pem", "*password*")
+
+
 def build_table(places: Places) -> tuple[Protected, ...]:
     """Every protected path, most specific first."""
     home = places.home
     hermes = _place(places.hermes_home, home)
     redline = _place(places.redline_home, home)
-    C, L, S, K = (
+    codex = _place(places.codex_home, home)
+    claude = _place(places.claude_home, home)
+    service = f"{redline}/service"
+    C, L, S, K, A = (
         NeverRunKind.CREDENTIALS,
         NeverRunKind.APPROVAL_LOG,
         NeverRunKind.SCHEDULED_SCRIPT,
         NeverRunKind.GATE_CONFIG,
+        NeverRunKind.SELF_APPROVAL,
     )
     creds = "the owner's credentials"
     table: list[Protected] = [
@@ -165,12 +182,33 @@ def build_table(places: Places) -> tuple[Protected, ...]:
                 "~/.git-credentials",
                 "~/.pgpass",
                 "~/.config/gh/hosts.yml",
-                "~/.codex/auth.json",
-                "~/.claude/.credentials.json",
+                f"{codex}/auth.json",
+                f"{claude}/.credentials.json",
                 "~/.gemini/oauth_creds.json",
                 f"{hermes}/.env",
                 f"{hermes}/auth.json",
             )
+        ),
+        # The approval service: changing its files changes the gate; its
+        # sockets answer whoever connects (naming one is talking to it); its
+        # keys and tokens are secrets.
+        Protected(K, service, "the approval service's files", tree=True),
+        Protected(A, f"{service}/owner/owner.sock", "the owner's socket of the approval service",
+                  reads=True),  # fmt: skip
+        Protected(A, f"{service}/owner/relay-*.sock", "a socket of the approval service",
+                  reads=True, samples=(f"{service}/owner/relay-http.sock",)),  # fmt: skip
+        Protected(A, f"{service}/hook.sock", "the hooks' socket of the approval service",
+                  reads=True),  # fmt: skip
+        Protected(A, f"{service}/owner", "the owner's side of the approval service", tree=True,
+                  reads=True, only=("*.sock",)),  # fmt: skip
+        Protected(
+            C,
+            redline,
+            "a secret of the gate (a key, a token or a pairing code)",
+            tree=True,
+            reads=True,
+            only=_GATE_SECRETS,
+            samples=(f"{service}/owner/signing.key",),
         ),
         Protected(
             L,
@@ -185,15 +223,11 @@ def build_table(places: Places) -> tuple[Protected, ...]:
         Protected(K, f"{hermes}/config.yaml", "the Hermes config"),
         Protected(K, f"{hermes}/agent-hooks", "the Hermes hooks", tree=True),
         Protected(K, f"{hermes}/approval", "the Hermes approval settings", tree=True),
+        Protected(K, f"{hermes}/plugins", "the Hermes plugins", tree=True),
         Protected(K, f"{hermes}/shell-hooks-allowlist.json", "the consent allowlist"),
         Protected(K, f"{hermes}/shell-hooks-allowlist.json.lock", "the consent allowlist's lock"),
         Protected(K, redline, "the gate's own files", tree=True),
-        Protected(K, "~/.claude/hooks", "Claude Code's hooks", tree=True),
-        Protected(K, ".claude/settings.json", "Claude Code's settings", suffix=True),
-        Protected(K, ".claude/settings.local.json", "Claude Code's settings", suffix=True),
-        Protected(K, ".codex/config.toml", "the Codex config", suffix=True),
-        Protected(K, "~/.codex/hooks.json", "the Codex hooks"),
-        Protected(K, ".gemini/settings.json", "the Gemini CLI settings", suffix=True),
+        *_agent_hooks(claude, codex),
         *(
             Protected(K, _place(p, home), "the gate's policy and allowlist")
             for p in places.extra_config
@@ -212,14 +246,36 @@ def build_table(places: Places) -> tuple[Protected, ...]:
         ),
     ]
     if places.approval_socket:
-        table.append(
-            Protected(
-                NeverRunKind.APPROVAL_LISTENER,
-                _place(places.approval_socket, home),
-                "the approval service's socket",
-            )
-        )
+        socket = _place(places.approval_socket, home)
+        table.append(Protected(NeverRunKind.APPROVAL_LISTENER, socket, "the approval socket"))
+        table.append(Protected(A, socket, "the approval service's socket", reads=True))
     return tuple(table)
+
+
+def _agent_hooks(claude: str, codex: str) -> tuple[Protected, ...]:
+    """What the agents load their hooks from: a hook added there runs after
+    redline's allow and may change the call (`updatedInput`)."""
+    K = NeverRunKind.GATE_CONFIG
+    cc, cx, gem = "Claude Code's settings", "the Codex config", "the Gemini CLI settings"
+    return (
+        Protected(K, f"{claude}/hooks", "Claude Code's hooks", tree=True),
+        Protected(K, f"{claude}/plugins", "Claude Code's plugins and their hooks", tree=True),
+        Protected(K, f"{claude}/settings*.json", cc, samples=(f"{claude}/settings.json",)),
+        Protected(K, "~/.claude.json", "Claude Code's own config"),
+        Protected(K, ".claude/settings*.json", cc, suffix=True),
+        Protected(K, "hooks/hooks.json", "a plugin's hooks", suffix=True),
+        Protected(K, "/etc/claude-code", "Claude Code's managed settings", tree=True),
+        Protected(K, "/library/application support/claudecode", "Claude Code's managed settings",
+                  tree=True),  # fmt: skip
+        Protected(K, f"{codex}/config.toml", cx),
+        Protected(K, f"{codex}/hooks.json", "the Codex hooks"),
+        Protected(K, ".codex/config.toml", cx, suffix=True),
+        Protected(K, ".codex/hooks.json", "the Codex hooks", suffix=True),
+        Protected(K, "/etc/codex", "the Codex managed config", tree=True),
+        Protected(K, ".gemini/settings.json", gem, suffix=True),
+        Protected(K, "~/.gemini/extensions", "the Gemini CLI extensions", tree=True),
+        Protected(K, "/etc/gemini-cli", "the Gemini CLI system settings", tree=True),
+    )
 
 
 def _glob_could_name(pattern: str, concrete: str) -> bool:
@@ -252,8 +308,8 @@ class Table(NamedTuple):
     entries: tuple[Protected, ...]
     by_head: Mapping[str, tuple[Protected, ...]]
     anywhere: tuple[Protected, ...]
-    # The file names of the entries that may sit under any directory.
-    anywhere_names: frozenset[str]
+    # The directory names (`.claude`) of the entries that may sit under any directory.
+    anywhere_dirs: frozenset[str]
 
     @classmethod
     def build(cls, entries: tuple[Protected, ...]) -> "Table":
@@ -267,8 +323,8 @@ class Table(NamedTuple):
             for head in grouped if e.suffix else (_head(e.path),):
                 grouped[head].append(e)
         by_head = {head: tuple(items) for head, items in grouped.items()}
-        names = frozenset(e.path.rsplit("/", 1)[-1] for e in anywhere)
-        return cls(entries, by_head, anywhere, names)
+        dirs = frozenset(e.path.rsplit("/", 2)[-2] for e in anywhere)
+        return cls(entries, by_head, anywhere, dirs)
 
     def lookup(self, path: str, write: bool) -> Protected | None:
         """The protected entry a canonical path falls in, for reading or writing."""
@@ -282,7 +338,8 @@ class Table(NamedTuple):
         else:
             candidates = self.by_head.get(_head(path), ())
             if not candidates:
-                if path.rsplit("/", 1)[-1] not in self.anywhere_names:
+                parts = path.rsplit("/", 2)
+                if len(parts) < 3 or parts[-2] not in self.anywhere_dirs:
                     return
                 candidates = self.anywhere
         for entry in candidates:
@@ -295,7 +352,15 @@ class Table(NamedTuple):
 def _hit(entry: Protected, path: str, write: bool) -> bool:
     root = entry.path
     if entry.suffix:
+        if paths.is_glob(root):
+            return _segments_match(root, path, tail=True)
         return path.endswith(root) and (len(path) == len(root) or path[-len(root) - 1] == "/")
+    if paths.is_glob(root):
+        if not entry.tree:
+            return _segments_match(root, path)
+        root = _glob_prefix(root, path)
+        if root is None:
+            return False
     if not path.startswith(root):
         return False
     rest = path[len(root) :]
@@ -304,6 +369,25 @@ def _hit(entry: Protected, path: str, write: bool) -> bool:
     if rest[0] != "/" or not entry.tree:
         return False
     return not entry.allows(path.rsplit("/", 1)[-1], write)
+
+
+def _segments_match(pattern: str, path: str, tail: bool = False) -> bool:
+    """`path` is `pattern` segment by segment (each may be a glob); with
+    `tail`, `pattern` may sit under any directory."""
+    want, got = pattern.split("/"), path.split("/")
+    if len(got) < len(want) or (not tail and len(got) != len(want)):
+        return False
+    return all(
+        w == g or (paths.is_glob(w) and fnmatch.fnmatchcase(g, w))
+        for w, g in zip(want, got[len(got) - len(want) :], strict=True)
+    )
+
+
+def _glob_prefix(root: str, path: str) -> str | None:
+    """The part of `path` a tree entry's glob root names, if it names one."""
+    count = root.count("/") + 1
+    head = "/".join(path.split("/")[:count])
+    return head if _segments_match(root, head) else None
 
 
 def containers(table: Table) -> frozenset[str]:

@@ -1,0 +1,131 @@
+"""Scripts as files: the file an invocation runs, and the text an invocation
+writes into a file, for the never-run checks (F-GATE-3, F-SHELL-8).
+
+A script written now and run later is judged twice: its text when it is
+written (a file tool's content, a heredoc or `echo` into a file), and the
+file itself when it is run (`bash x.sh`, `./x`, `python3 x.py`), read from
+disk by the gate's `World`. Each text is judged by its shape: shell text is
+analysed as a command line, anything else as code.
+"""
+
+from __future__ import annotations
+
+from redline.fasttuple import NamedTuple
+from redline.shell.carriers import (
+    SHELLS,
+    SOURCE,
+    VALUE_FLAGS,
+    inline_code,
+    interpreter_family,
+    shell_options,
+    static_output,
+)
+from redline.shell.invocation import Invocation
+from redline.shell.model import DYNAMIC
+
+# The most of a script the gate reads from disk: enough for any real script;
+# a longer one is judged by its start.
+MAX_SCRIPT = 256 * 1024
+_SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".command")
+# Text nobody runs: documentation (naming `redline approve` there is prose).
+DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc", ".html", ".htm", ".org", ".tex")
+
+
+class RunScript(NamedTuple):
+    """A file an invocation runs: its path as written and whether a shell
+    reads it (else an interpreter or the kernel's `#!`)."""
+
+    path: str
+    shell: bool
+
+
+def script_run(inv: Invocation) -> RunScript | None:
+    """The file `inv` runs as a program or script, if it names one."""
+    if not inv.argv:
+        return None
+    first = inv.argv[0].value
+    if "/" in first and DYNAMIC not in first:
+        return RunScript(first, first.endswith(_SHELL_SUFFIXES))
+    name, values = inv.name, inv.values
+    if name in SHELLS:
+        mode, k = shell_options(values)
+        if mode == "c" or k >= len(values):
+            return None
+        return _named(values[k], shell=True)
+    if name in SOURCE:
+        operands = inv.options.operands
+        return _named(operands[0].value, shell=True) if operands else None
+    family = interpreter_family(name)
+    if family is None or inline_code(inv) is not None:
+        return None
+    k = 0
+    takes = VALUE_FLAGS.get(family, "")
+    while k < len(values):
+        value = values[k]
+        if value == "--":
+            return _named(values[k + 1], shell=False) if k + 1 < len(values) else None
+        if not value.startswith("-") or value == "-":
+            return _named(value, shell=False) if value != "-" else None
+        if family in ("python", "pypy") and "m" in value[1:]:
+            return None  # a module, not a file
+        if value[1:2] in takes and len(value) == 2:
+            k += 1
+        k += 1
+    return None
+
+
+def _named(value: str, shell: bool) -> RunScript | None:
+    if not value or DYNAMIC in value or value in ("/dev/stdin", "-"):
+        return None
+    return RunScript(value, shell)
+
+
+def is_shell_text(text: str, path: str = "") -> bool:
+    """Shell text: a `#!` naming a shell, or a shell script's suffix."""
+    if text.startswith("#!"):
+        first = text.split("\n", 1)[0]
+        program = first.rsplit("/", 1)[-1].split()
+        if program and program[0] == "env" and len(program) > 1:
+            return program[1] in SHELLS
+        return bool(program) and program[0] in SHELLS
+    return path.lower().endswith(_SHELL_SUFFIXES)
+
+
+def written_texts(inv: Invocation) -> list[tuple[str, str]]:
+    """`(path as written, text)` for each file `inv` writes with a text the
+    analysis knows: `cat > f <<EOF`, `echo ... > f`, `printf ... >> f`,
+    `tee f <<< ...`."""
+    found: list[tuple[str, str]] = []
+    targets = [
+        r.target.value
+        for r in inv.redirects
+        if r.target is not None and r.op in (">", ">>", ">|", "&>", "&>>")
+    ]
+    if targets:
+        text = static_output(inv)
+        if text is not None:
+            found.extend((t, text) for t in targets)
+    if inv.name == "tee" and inv.stdin_text is not None:
+        found.extend((w.value, inv.stdin_text) for w in inv.options.operands)
+    return found
+
+
+# Installed programs: not the agent's scripts, and not read (most are binaries).
+SYSTEM_PROGRAMS = ("/usr/bin/", "/bin/", "/usr/sbin/", "/sbin/", "/usr/lib/", "/lib/", "/usr/libexec/")
+_CONFIG_SUFFIXES = (".json", ".jsonc", ".toml", ".yaml", ".yml")
+# What a hooks configuration says, in the agents' formats: Claude Code and
+# Codex (`PreToolUse`...), Gemini CLI (`BeforeTool`...), Hermes
+# (`pre_tool_call`...), and the settings that turn hooks off.
+_HOOK_WORDS = (
+    "pretooluse", "posttooluse", "permissionrequest", "userpromptsubmit", "sessionstart",
+    "sessionend", "subagentstop", "precompact", "beforetool", "aftertool", "beforemodel",
+    "beforeagent", "pre_tool_call", "post_tool_call", "disableallhooks", "allowmanagedhooksonly",
+)  # fmt: skip
+
+
+def configures_hooks(text: str, path: str) -> bool:
+    """A config file's text that adds, changes or turns off an agent's hooks."""
+    if not path.lower().endswith(_CONFIG_SUFFIXES):
+        return False
+    lowered = text.lower()
+    return any(word in lowered for word in _HOOK_WORDS)

@@ -1,0 +1,171 @@
+"""Talking to the approval service directly: only the owner answers held
+calls, so the agent never reaches the service's port on this machine (F-GATE-3).
+
+A call reaches the service when it names a host that is this machine and a
+port the service listens on: in a URL (`http://127.1:8787/api/...`), in the
+words of one program (`nc localhost 8787`, `socat - TCP:[::1]:8787`,
+`curl --connect-to ::127.0.0.1:8787 http://x/`), in bash's `/dev/tcp/HOST/PORT`
+(and gawk's `/inet/tcp/0/HOST/PORT`), or in code (`urlopen('http://...')`,
+`socket.create_connection(('localhost', 8787))`). Its Unix sockets are
+protected paths (`redline.gate.protected`): naming one is the same.
+
+A host is this machine when it is a loopback or unspecified address in any
+spelling (`redline.gate.loopback`), a `localhost` name, one of the machine's
+own names, a one-label name (the hosts file or a search domain may point it
+here), or a name that spells a loopback address in it (`127.0.0.1.nip.io`).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+
+from redline.gate.loopback import is_loopback
+from redline.shell.lazy_regex import lazy_regex
+from redline.shell.model import DYNAMIC
+
+_URL = lazy_regex(r"\b([a-z][a-z0-9+.-]*)://(?:[^/?#\s@'\"`]*@)?(\[[^\]\s]*\]|[^/?#:\s'\"`]*)(?::(\d*))?", re.I)
+_DEFAULT_PORT = {"http": 80, "ws": 80, "https": 443, "wss": 443, "ftp": 21, "gopher": 70}
+_DEV_TCP = lazy_regex(
+    r"/dev/(?:tcp|udp)/([^/\s'\"`]+)/([^/\s'\"`;|&)]+)|/inet[46]?/(?:tcp|udp)/[^/\s]+/([^/\s'\"`]+)/([^/\s'\"`;|&)]+)"
+)
+# Where a word may hide a host or a port: between these.
+_SEPARATORS = lazy_regex(r"[\s/@,=;:'\"()<>|&!?#]+")
+_BRACKETED = lazy_regex(r"\[([0-9a-fA-F:.%]+)\]")
+_EMBEDDED_LOOPBACK = lazy_regex(r"(?:^|[.-])(?:127[.-]\d+[.-]\d+[.-]\d+|7f[0-9a-f]{6}|0[.-]0[.-]0[.-]0)[.-]", re.I)
+# Code that reaches a network address.
+_CODE_CONNECTS = lazy_regex(
+    r"connect|urlopen|urllib|requests\.|httpx|aiohttp|http\.client|HTTPConnection|socket|fetch\s*\(|"
+    r"XMLHttpRequest|\bnet\.|https?\.(?:request|get)|Net::HTTP|TCPSocket|IO::Socket|fsockopen|curl|"
+    r"file_get_contents|/dev/tcp|/inet|WebSocket|open-uri|LWP|HTTP::Tiny|axios|got\(|undici|"
+    r"['\"]https?['\"]|\bhost(?:name)?['\"]?\s*[:=]"
+)
+_CODE_HOST = lazy_regex(
+    r"""['"]([^'"\s]{1,253})['"]|gethostname\s*\(|getfqdn\s*\(|hostname\s*\(|(['"])\2\s*,"""
+)
+# Programs that only print, search or list what they are given: naming the
+# port there is data (`echo http://127.0.0.1:8787`, `ss -ltn | grep 8787`).
+SHOWS_ONLY = frozenset(
+    {
+        "echo", "printf", "grep", "egrep", "fgrep", "rg", "ag", "ack", "ss", "netstat", "lsof",
+        "ps", "pgrep", "dig", "host", "nslookup", "getent", "ping", "ping6", "traceroute",
+        "man", "tldr", "ls", "stat", "cat", "less", "more", "head", "tail", "wc", "jq", "yq",
+        "sort", "uniq", "cut", "tr", "column", "true", "false", ":", "test", "[", "[[",
+        "basename", "dirname", "realpath", "readlink", "tee", "git", "sed", "diff", "nl",
+    }
+)  # fmt: skip
+# httpie and its kin read `:8787/path` as `localhost:8787/path`.
+_HTTPIE = frozenset({"http", "https", "xh", "xhs", "httpie"})
+
+
+def may_be_here(host: str, names: frozenset[str], loose: bool = True) -> bool:
+    """Could `host` reach this machine? `loose` where the word is surely a
+    host (a URL's, `/dev/tcp`'s): then a one-label name or a computed one
+    may be this machine too."""
+    if not host:
+        return False
+    if DYNAMIC in host or host.startswith("$"):
+        return loose
+    if is_loopback(host, names):
+        return True
+    bare = host.lower().strip("[]").rstrip(".")
+    if loose and "." not in bare and ":" not in bare and not bare.isdigit():
+        return bare.replace("-", "").replace("_", "").isalnum()
+    return "." in bare and bool(_EMBEDDED_LOOPBACK.search(bare + "."))
+
+
+def _port_of(text: str) -> int | None:
+    return int(text) if text.isdigit() and len(text) <= 5 else None
+
+
+def urls(text: str) -> Iterator[tuple[str, int | None]]:
+    """The host and port of each URL in `text` (the scheme's port when none is given)."""
+    for match in _URL.finditer(text):
+        scheme, host, port = match.group(1).lower(), match.group(2), match.group(3)
+        scheme = scheme.rsplit("+", 1)[-1]
+        number = _port_of(port) if port else _DEFAULT_PORT.get(scheme)
+        yield host, number
+
+
+def dev_tcp(text: str) -> Iterator[tuple[str, str]]:
+    """The host and port (as written) of bash `/dev/tcp/H/P` and gawk `/inet/tcp/0/H/P`."""
+    if "/dev/" not in text and "/inet" not in text:
+        return
+    for match in _DEV_TCP.finditer(text):
+        host = match.group(1) or match.group(3)
+        port = match.group(2) or match.group(4)
+        yield host, port
+
+
+def _reaches(host: str, port: str | int | None, ports: frozenset[int], names: frozenset[str]) -> bool:
+    if not may_be_here(host, names):
+        return False
+    if isinstance(port, str):
+        if DYNAMIC in port or port.startswith("$"):
+            return True  # a port computed at run time may be the service's
+        port = _port_of(port)
+    return port in ports
+
+
+def words_reach(
+    words: Iterable[str], ports: frozenset[int], names: frozenset[str], program: str = ""
+) -> str | None:
+    """What in one program's words reaches the service, or `None`. URLs are
+    read exactly; other words are taken apart, and a host of this machine in
+    one with a service port in any other (or the same) counts."""
+    host_seen: str | None = None
+    port_seen: str | None = None
+    for word in words:
+        for host, port in dev_tcp(word):
+            if _reaches(host, port, ports, names):
+                return f"`{word}` opens a connection to the approval service"
+        if "://" in word:
+            for host, number in urls(word):
+                if _reaches(host, number, ports, names):
+                    return f"`{word}` is the approval service"
+            continue
+        if program in _HTTPIE and word.startswith(":") and _port_of(word[1:].split("/", 1)[0]) in ports:
+            return f"`{word}` is the approval service on this machine"
+        for token in _tokens(word):
+            if port_seen is None and _port_of(token) in ports:
+                port_seen = word
+            elif host_seen is None and may_be_here(token, names, loose=False):
+                host_seen = word
+        if host_seen is not None and port_seen is not None:
+            both = f"`{host_seen}`" if host_seen == port_seen else f"`{host_seen}` and `{port_seen}`"
+            return f"{both} name the approval service on this machine"
+    return None
+
+
+def _tokens(word: str) -> list[str]:
+    found = [m.group(1) for m in _BRACKETED.finditer(word)]
+    if ":" in word and _is_ipv6ish(word):
+        found.append(word)
+    found.extend(t for t in _SEPARATORS.split(_BRACKETED.sub(" ", word)) if t)
+    return found
+
+
+def _is_ipv6ish(word: str) -> bool:
+    return all(c in "0123456789abcdefABCDEF:.%" for c in word) and word.count(":") >= 2
+
+
+def code_reaches(code: str, ports: frozenset[int], names: frozenset[str]) -> str | None:
+    """Code that connects to the service: a URL of it, `/dev/tcp`, or a
+    host of this machine and a service port named in code that connects."""
+    if not any(str(p) in code for p in ports) and "/dev/" not in code and "/inet" not in code:
+        return None
+    for host, port in dev_tcp(code):
+        if _reaches(host, port, ports, names):
+            return "the code opens a connection to the approval service"
+    for host, number in urls(code):
+        if _reaches(host, number, ports, names):
+            return f"the code calls the approval service (`{host}:{number}`)"
+    if not _CODE_CONNECTS.search(code):
+        return None
+    if not any(re.search(rf"(?<![\w.]){p}(?!\d)", code) for p in ports):
+        return None
+    for match in _CODE_HOST.finditer(code):
+        literal = match.group(1)
+        if literal is None or may_be_here(literal, names, loose=False):
+            return "the code connects to the approval service's port on this machine"
+    return None
