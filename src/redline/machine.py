@@ -16,7 +16,6 @@ about calls that are then judged on their words alone.
 from __future__ import annotations
 
 import os
-
 from collections.abc import Mapping
 
 from redline.gate.never_run import Guard
@@ -32,7 +31,9 @@ _GATE_COMMANDS = ("redline serve", "redline.approve", "redline.cli.main serve", 
 
 
 class LocalWorld(World):
-    def __init__(self, redline_home: str, hosts_file: str = "/etc/hosts", proc: str = "/proc") -> None:
+    def __init__(
+        self, redline_home: str, hosts_file: str = "/etc/hosts", proc: str = "/proc"
+    ) -> None:
         self._state_path = os.path.join(redline_home, SERVICE_STATE)
         self._hosts_file = hosts_file
         self._proc = proc
@@ -59,8 +60,20 @@ class LocalWorld(World):
             self._state_stamp = stamp
         return self._state
 
+    def _live_state(self) -> dict[str, object]:
+        """The state file's contents while its service runs: a service
+        killed outright leaves the file behind, naming a dead PID."""
+        state = self._service_state()
+        pid = state.get("pid")
+        if not isinstance(pid, int) or pid <= 0:
+            return {}
+        process = _process(self._proc, pid)
+        if process is None or "redline" not in process.command_line:
+            return {}
+        return state
+
     def service_ports(self) -> frozenset[int]:
-        ports = self._service_state().get("ports")
+        ports = self._live_state().get("ports")
         if not isinstance(ports, list):
             return frozenset()
         return frozenset(p for p in ports if isinstance(p, int) and 0 < p < 65536)
@@ -72,7 +85,7 @@ class LocalWorld(World):
 
     def gate_processes(self) -> tuple[Process, ...]:
         found: dict[int, Process] = {}
-        pid = self._service_state().get("pid")
+        pid = self._live_state().get("pid")
         if isinstance(pid, int) and pid > 0:
             process = _process(self._proc, pid)
             if process is not None:

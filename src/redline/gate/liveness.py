@@ -35,7 +35,6 @@ _LISTENERS = frozenset(
         "mitmproxy",
         "mitmdump",
         "ncat",
-        "redline",
         "waitress-serve",
         "live-server",
         "static-web-server",
@@ -160,15 +159,18 @@ def listener_hits(inv: Invocation, places: Places, code: str | None) -> Iterator
 
 
 _SERVICE_MANAGERS = ("systemctl", "service", "launchctl", "rc-service", "sv")
+_PACKAGE_RUNNERS = frozenset({"npx", "pnpx", "bunx", "yarn", "pnpm", "dlx"})
 _SESSION_KILLERS = frozenset({"terminate-user", "kill-user", "terminate-session", "kill-session"})
 # Every program `process_hits` looks at.
 SIGNALLERS = frozenset(
     {*_KILLERS, *_TRACERS, "kill", *_SERVICE_MANAGERS, "hermes", "fuser", "kill-port",
-     "loginctl", "reptyr", "criu", "eu-stack", "gstack"}
+     "loginctl", "reptyr", "criu", "eu-stack", "gstack", *_PACKAGE_RUNNERS}
 )  # fmt: skip
 # Options by which a tracer attaches to a running process.
-_ATTACH_SHORT = frozenset({"-p", "-P", "--pid", "--attach", "--attach-pid", "--attach-name"})
-_ATTACH_PREFIXES = ("-p", "--pid=", "--attach-pid=", "--attach-name=", "--attach=")
+_ATTACH_OPTIONS = frozenset({"-p", "--pid", "--attach", "--attach-pid", "--attach-name"})
+_ATTACH_PREFIXES = ("--pid=", "--attach-pid=", "--attach-name=", "--attach=", "--tid=")
+# Tracers whose operand is the PID they attach to.
+_PID_OPERAND = frozenset({"gcore", "pyrasite", "reptyr", "gstack", "pstack", "eu-stack"})
 
 
 def process_hits(
@@ -203,16 +205,22 @@ def process_hits(
         if any(names.search(v) for v in operands):
             yield NeverRunKind.GATE_PROCESS, ""
         elif _attaches(inv):
-            yield NeverRunKind.GATE_PROCESS, (
-                f"`{name}` attaches to a running process (the gate's may be it); "
-                "run the program under it instead"
+            yield (
+                NeverRunKind.GATE_PROCESS,
+                (
+                    f"`{name}` attaches to a running process (the gate's may be it); "
+                    "run the program under it instead"
+                ),
             )
         return
     if name == "fuser":
         if inv.has_flag("k", ("kill",)) and _names_port(operands, ports):
-            yield NeverRunKind.GATE_PROCESS, "`fuser -k` kills what holds the approval service's port"
+            yield (
+                NeverRunKind.GATE_PROCESS,
+                "`fuser -k` kills what holds the approval service's port",
+            )
         return
-    if name == "kill-port":
+    if name == "kill-port" or (name in _PACKAGE_RUNNERS and operands[:1] == ["kill-port"]):
         if _names_port(operands, ports):
             yield NeverRunKind.GATE_PROCESS, "kills what holds the approval service's port"
         return
@@ -221,33 +229,30 @@ def process_hits(
             yield NeverRunKind.GATE_PROCESS, "ending the session kills the gate with it"
         return
     lowered = [v.lower() for v in operands]
-    if name in _SERVICE_MANAGERS and set(lowered) & _SERVICE_VERBS:
+    stops = bool(set(lowered) & _SERVICE_VERBS)
+    if name in _SERVICE_MANAGERS and stops:
         if any(names.search(v) or _unit_glob_names(v, places.gateway_names) for v in operands):
             yield NeverRunKind.GATE_PROCESS, ""
         return
-    if name == "hermes" and lowered[:1] == ["gateway"] and lowered[1:2]:
-        if lowered[1] in _SERVICE_VERBS:
-            yield NeverRunKind.GATE_PROCESS, ""
+    if name == "hermes" and lowered[:1] == ["gateway"] and lowered[1:2] and stops:
+        yield NeverRunKind.GATE_PROCESS, ""
 
 
 def _attaches(inv: Invocation) -> bool:
-    values = inv.values
-    for k, value in enumerate(values):
-        if value in _ATTACH_SHORT or (value.startswith(_ATTACH_PREFIXES) and value[2:3].isdigit()):
+    """A tracer or debugger given a running process: `-p PID`, `--pid=PID`,
+    `attach PID` (gdb's command), `gcore PID`, `gdb PROGRAM PID`."""
+    name = inv.name
+    for k, value in enumerate(inv.values):
+        if value in _ATTACH_OPTIONS or value.startswith(_ATTACH_PREFIXES):
             return True
-        if value.startswith(("--pid=", "--attach-pid=", "--attach-name=")):
-            return True
-        if value == "attach" or value.startswith("attach "):
-            return True
-        if inv.name in ("gcore", "pyrasite", "reptyr", "gstack", "pstack") and value.isdigit():
-            return True
-        if inv.name == "gdb" and value.isdigit() and k > 0:
-            return True  # `gdb PROGRAM PID`
-        if inv.name == "gdb" and "attach" in value:
+        if value.startswith("-p") and value[2:3].isdigit():
+            return True  # `strace -p1234`
+        if "attach" in value and name in ("gdb", "lldb"):
             return True  # `gdb -ex 'attach 1234'`
-        if inv.name == "criu" and value == "dump":
+        if value.isdigit() and (name in _PID_OPERAND or (name == "gdb" and k > 0)):
             return True
-        if inv.name == "perf" and value in ("-t", "--tid") or value.startswith("--tid="):
+        if (name, value) in (("criu", "dump"), ("perf", "-t"), ("perf", "--tid"), ("lldb", "-n"),
+                             ("frida", "-n")):  # fmt: skip
             return True
     return False
 

@@ -30,10 +30,10 @@ from redline.gate.protected import containers as container_dirs
 from redline.gate.world import NOWHERE, World
 from redline.rules.targets import deleted_trees, written_files
 from redline.shell import paths
-from redline.shell.lazy_regex import lazy_regex
 from redline.shell.analysis import Analysis, analyze
 from redline.shell.carriers import inline_code
 from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC
 
 CATEGORY = "never-run"
@@ -76,22 +76,8 @@ _MAX_SCRIPT_DEPTH = 2
 
 # Which kind a directory holding several protected things is reported as.
 _RANK = {kind: rank for rank, kind in enumerate(NeverRunKind)}
-_SCRIPT_SUFFIXES = (
-    ".sh",
-    ".bash",
-    ".zsh",
-    ".py",
-    ".pl",
-    ".rb",
-    ".js",
-    ".mjs",
-    ".ts",
-    ".php",
-    ".lua",
-    ".ps1",
-    ".fish",
-    ".command",
-)
+_SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".py", ".pl", ".rb", ".js", ".mjs", ".ts", ".php",
+                    ".lua", ".ps1", ".fish", ".command")  # fmt: skip
 _HOME_VARIABLES = (
     "HERMES_HOME",
     "REDLINE_HOME",
@@ -250,7 +236,9 @@ class Guard(NamedTuple):
                 yield found
                 break
 
-    def _invocation_hits(self, inv: Invocation, analysis: Analysis, depth: int) -> Iterator[RuleHit]:
+    def _invocation_hits(
+        self, inv: Invocation, analysis: Analysis, depth: int
+    ) -> Iterator[RuleHit]:
         span = inv.span
         args = own_cli.redline_args(inv)
         if args is not None:
@@ -264,9 +252,12 @@ class Guard(NamedTuple):
         code = inline_code(inv)
         for kind in liveness.listener_hits(inv, self.places, code):
             yield self.hit(kind, span)
-        if args is None and inv.name not in service_contact.SHOWS_ONLY and _may_name_port(inv):
+        if args is None and service_contact.may_name_port(inv):
             where = service_contact.words_reach(
-                _contact_words(inv), self.ports(), self.world.loopback_names(), inv.name
+                service_contact.contact_words(inv, code),
+                self.ports(),
+                self.world.loopback_names(),
+                inv.name,
             )
             if where:
                 yield self.hit(NeverRunKind.SELF_APPROVAL, span, where)
@@ -293,7 +284,9 @@ class Guard(NamedTuple):
         if lowered.endswith(script_files.DOC_SUFFIXES) or depth >= _MAX_SCRIPT_DEPTH:
             return
         if script_files.configures_hooks(text, path):
-            yield self.hit(NeverRunKind.GATE_CONFIG, span, f"`{path}` would configure an agent's hooks")
+            yield self.hit(
+                NeverRunKind.GATE_CONFIG, span, f"`{path}` would configure an agent's hooks"
+            )
             return
         if script_files.is_shell_text(text, path):
             for found in self.shell_hits(analyze(text[: script_files.MAX_SCRIPT]), depth + 1):
@@ -324,7 +317,7 @@ class Guard(NamedTuple):
             verdict = own_cli.judge(inv.values, inv.appended_args)
             if verdict is not None:
                 yield self.hit(verdict[0], span, f"`{run.path}` is redline: {verdict[1]}")
-                return
+            return
         if run.shell or script_files.is_shell_text(text, path):
             for found in self.shell_hits(analyze(text, inv.cwd), depth + 1):
                 yield _inside(found, run.path, span)
@@ -439,6 +432,10 @@ class Guard(NamedTuple):
                 and not any(c.isspace() for c in text)
             ):
                 path = self.canon(text, action.base, text)
+                read = None if path is None else self.table.lookup(path, False)
+                if read is not None and read.kind is NeverRunKind.SELF_APPROVAL:
+                    yield self.hit(read.kind, None, f"`{path}` is {read.what}")
+                    return
                 found = None if path is None else self._path_hit(path, True, None)
                 if found is not None:
                     yield found
@@ -447,7 +444,12 @@ class Guard(NamedTuple):
     def url_hits(self, action: Action) -> Iterator[RuleHit]:
         """A URL (fetched, browsed, or given to a tool nothing is known about)
         that is the approval service on this machine."""
-        texts = [t for t in (*action.urls, *action.texts) if "://" in t or "/dev/" in t]
+        # A command line among them is judged as one (`shell_hits`).
+        texts = [
+            t
+            for t in (*action.urls, *action.texts)
+            if ("://" in t or "/dev/" in t) and t != action.command
+        ]
         if not texts:
             return
         ports, names = self.ports(), self.world.loopback_names()
@@ -467,27 +469,6 @@ class Guard(NamedTuple):
 _DIGITS = lazy_regex(r"\d\d")
 # What separates a path from the rest of an address word (`UNIX-CONNECT:`, `,fork`).
 _ADDRESS_PARTS = lazy_regex(r"[:=,]|//(?=[~/])")
-
-
-def _may_name_port(inv: Invocation) -> bool:
-    """A port is digits (or `/dev/tcp/...`, or a URL's scheme): most
-    invocations name none and skip the service check."""
-    for word in (*inv.argv[1:], *(r.target for r in inv.redirects if r.target is not None)):
-        value = word.value
-        if ":" in value or "/dev/" in value or any(c.isdigit() for c in value):
-            return True
-    return False
-
-
-def _contact_words(inv: Invocation) -> list[str]:
-    """The words of `inv` that say where it connects; for `ssh`, not the
-    remote command (that is judged as its own invocation)."""
-    words = [w.value for w in inv.argv[1:]]
-    if inv.name in ("ssh", "autossh"):
-        rest = len(loopback.remote_command(inv))
-        words = words[: len(words) - rest] if rest else words
-    words += [r.target.value for r in inv.redirects if r.target is not None]
-    return words
 
 
 def _inside(found: RuleHit, path: str, span: Span | None) -> RuleHit:

@@ -48,7 +48,9 @@ _CODE_DRIVES = lazy_regex(
     r"\b(?:record_outcome|Allowlist|SessionStore|run_module|cli\.main|main\s*\(\s*\[)"
 )
 # A script on disk that is a redline entry point (the console script pip writes).
-_ENTRY_SCRIPT = lazy_regex(r"\bfrom\s+redline\.cli\.main\s+import\b|\bredline\.cli\.main\b|-m\s+redline\b")
+_ENTRY_SCRIPT = lazy_regex(
+    r"\bfrom\s+redline\.cli\.main\s+import\b|\bredline\.cli\.main\b|-m\s+redline\b"
+)
 
 
 def python_module(values: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
@@ -124,9 +126,15 @@ def judge(args: tuple[str, ...], appended: bool = False) -> tuple[NeverRunKind, 
             return NeverRunKind.SELF_APPROVAL, f"`redline {verb}`'s action is given at run time"
         return NeverRunKind.GATE_CONFIG, f"`redline {verb} {action}` changes the gate"
     if verb in ANSWERS:
-        return NeverRunKind.SELF_APPROVAL, f"`redline {verb}` answers held calls; only the owner does"
+        return (
+            NeverRunKind.SELF_APPROVAL,
+            f"`redline {verb}` answers held calls; only the owner does",
+        )
     if verb in STARTS:
-        return NeverRunKind.GATE_PROCESS, "`redline serve` would start an approval service of the agent's choosing"
+        return (
+            NeverRunKind.GATE_PROCESS,
+            "`redline serve` would start an approval service of the agent's choosing",
+        )
     if verb in CHANGES:
         return NeverRunKind.GATE_CONFIG, f"`redline {verb}` changes how the gate is wired in"
     return NeverRunKind.SELF_APPROVAL, (
@@ -153,7 +161,9 @@ def _action(args: tuple[str, ...], verb: str) -> str:
 def code_drives_gate(code: str) -> bool:
     """Code that imports redline and drives its command line, service,
     hooks or grants (`from redline.cli.main import main; main(["approve", ...])`)."""
-    return "redline" in code and bool(_CODE_IMPORTS.search(code)) and bool(_CODE_DRIVES.search(code))
+    return (
+        "redline" in code and bool(_CODE_IMPORTS.search(code)) and bool(_CODE_DRIVES.search(code))
+    )
 
 
 def is_entry_script(text: str) -> bool:

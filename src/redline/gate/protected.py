@@ -79,7 +79,7 @@ _HOME_PREFIX = lazy_regex(r"\A(?:/root|/var/root|/home/[^/]+|/Users/[^/]+)(?=/|\
 # (`/proc/self/root/etc` is `/etc`), and macOS's `/private/var/root`.
 _ROOT_ALIAS = lazy_regex(r"\A(?:/proc/(?:self|thread-self|\d+)(?:/task/\d+)?/root|/private)(?=/)")
 # The approval log lives in the gate's home: everything there but these is the log.
-_NOT_LOG = ("*.yaml", "*.yml", "*.json", "*.lock", "*.toml", "*.sock", "cache")
+_NOT_LOG = ("*.yaml", "*.yml", "*.json", "*.lock", "*.toml", "*.sock", "*.pub", "cache")
 _SSH_KEYS = ("id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "id_ed25519_sk", "id_ecdsa_sk")
 
 
@@ -193,14 +193,30 @@ def build_table(places: Places) -> tuple[Protected, ...]:
         # sockets answer whoever connects (naming one is talking to it); its
         # keys and tokens are secrets.
         Protected(K, service, "the approval service's files", tree=True),
-        Protected(A, f"{service}/owner/owner.sock", "the owner's socket of the approval service",
-                  reads=True),  # fmt: skip
-        Protected(A, f"{service}/owner/relay-*.sock", "a socket of the approval service",
-                  reads=True, samples=(f"{service}/owner/relay-http.sock",)),  # fmt: skip
-        Protected(A, f"{service}/hook.sock", "the hooks' socket of the approval service",
-                  reads=True),  # fmt: skip
-        Protected(A, f"{service}/owner", "the owner's side of the approval service", tree=True,
-                  reads=True, only=("*.sock",)),  # fmt: skip
+        Protected(
+            A,
+            f"{service}/owner/owner.sock",
+            "the owner's socket of the approval service",
+            reads=True,
+        ),
+        Protected(
+            A,
+            f"{service}/owner/relay-*.sock",
+            "a socket of the approval service",
+            reads=True,
+            samples=(f"{service}/owner/relay-http.sock",),
+        ),
+        Protected(
+            A, f"{service}/hook.sock", "the hooks' socket of the approval service", reads=True
+        ),
+        Protected(
+            A,
+            f"{service}/owner",
+            "the owner's side of the approval service",
+            tree=True,
+            reads=True,
+            only=("*.sock",),
+        ),
         Protected(
             C,
             redline,
@@ -265,8 +281,12 @@ def _agent_hooks(claude: str, codex: str) -> tuple[Protected, ...]:
         Protected(K, ".claude/settings*.json", cc, suffix=True),
         Protected(K, "hooks/hooks.json", "a plugin's hooks", suffix=True),
         Protected(K, "/etc/claude-code", "Claude Code's managed settings", tree=True),
-        Protected(K, "/library/application support/claudecode", "Claude Code's managed settings",
-                  tree=True),  # fmt: skip
+        Protected(
+            K,
+            "/library/application support/claudecode",
+            "Claude Code's managed settings",
+            tree=True,
+        ),
         Protected(K, f"{codex}/config.toml", cx),
         Protected(K, f"{codex}/hooks.json", "the Codex hooks"),
         Protected(K, ".codex/config.toml", cx, suffix=True),
@@ -343,9 +363,10 @@ class Table(NamedTuple):
                     return
                 candidates = self.anywhere
         for entry in candidates:
-            if (write or entry.reads) and (_hit(entry, path, write) or (glob and any(
-                _glob_could_name(path, s) for s in (entry.path, *entry.samples)
-            ))):  # fmt: skip
+            if (write or entry.reads) and (
+                _hit(entry, path, write)
+                or (glob and any(_glob_could_name(path, s) for s in (entry.path, *entry.samples)))
+            ):
                 yield entry
 
 
@@ -358,14 +379,15 @@ def _hit(entry: Protected, path: str, write: bool) -> bool:
     if paths.is_glob(root):
         if not entry.tree:
             return _segments_match(root, path)
-        root = _glob_prefix(root, path)
-        if root is None:
+        named = _glob_prefix(root, path)
+        if named is None:
             return False
+        root = named
     if not path.startswith(root):
         return False
     rest = path[len(root) :]
     if not rest:
-        return True
+        return not entry.only  # an entry about some files in a tree is not about the tree
     if rest[0] != "/" or not entry.tree:
         return False
     return not entry.allows(path.rsplit("/", 1)[-1], write)

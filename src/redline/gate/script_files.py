@@ -51,10 +51,10 @@ def script_run(inv: Invocation) -> RunScript | None:
         mode, k = shell_options(values)
         if mode == "c" or k >= len(values):
             return None
-        return _named(values[k], shell=True)
+        return _named(values[k], by_shell=True)
     if name in SOURCE:
         operands = inv.options.operands
-        return _named(operands[0].value, shell=True) if operands else None
+        return _named(operands[0].value, by_shell=True) if operands else None
     family = interpreter_family(name)
     if family is None or inline_code(inv) is not None:
         return None
@@ -63,9 +63,9 @@ def script_run(inv: Invocation) -> RunScript | None:
     while k < len(values):
         value = values[k]
         if value == "--":
-            return _named(values[k + 1], shell=False) if k + 1 < len(values) else None
+            return _named(values[k + 1], by_shell=False) if k + 1 < len(values) else None
         if not value.startswith("-") or value == "-":
-            return _named(value, shell=False) if value != "-" else None
+            return _named(value, by_shell=False) if value != "-" else None
         if family in ("python", "pypy") and "m" in value[1:]:
             return None  # a module, not a file
         if value[1:2] in takes and len(value) == 2:
@@ -74,10 +74,10 @@ def script_run(inv: Invocation) -> RunScript | None:
     return None
 
 
-def _named(value: str, shell: bool) -> RunScript | None:
+def _named(value: str, by_shell: bool) -> RunScript | None:
     if not value or DYNAMIC in value or value in ("/dev/stdin", "-"):
         return None
-    return RunScript(value, shell)
+    return RunScript(value, by_shell)
 
 
 def is_shell_text(text: str, path: str = "") -> bool:
@@ -111,7 +111,15 @@ def written_texts(inv: Invocation) -> list[tuple[str, str]]:
 
 
 # Installed programs: not the agent's scripts, and not read (most are binaries).
-SYSTEM_PROGRAMS = ("/usr/bin/", "/bin/", "/usr/sbin/", "/sbin/", "/usr/lib/", "/lib/", "/usr/libexec/")
+SYSTEM_PROGRAMS = (
+    "/usr/bin/",
+    "/bin/",
+    "/usr/sbin/",
+    "/sbin/",
+    "/usr/lib/",
+    "/lib/",
+    "/usr/libexec/",
+)
 _CONFIG_SUFFIXES = (".json", ".jsonc", ".toml", ".yaml", ".yml")
 # What a hooks configuration says, in the agents' formats: Claude Code and
 # Codex (`PreToolUse`...), Gemini CLI (`BeforeTool`...), Hermes

@@ -20,11 +20,17 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
+from redline.gate import loopback
 from redline.gate.loopback import is_loopback
+from redline.shell.carriers import carried_scripts
+from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC
+from redline.shell.wrappers import split_wrapper
 
-_URL = lazy_regex(r"\b([a-z][a-z0-9+.-]*)://(?:[^/?#\s@'\"`]*@)?(\[[^\]\s]*\]|[^/?#:\s'\"`]*)(?::(\d*))?", re.I)
+_URL = lazy_regex(
+    r"\b([a-z][a-z0-9+.-]*)://(?:[^/?#\s@'\"`]*@)?(\[[^\]\s]*\]|[^/?#:\s'\"`]*)(?::(\d*))?", re.I
+)
 _DEFAULT_PORT = {"http": 80, "ws": 80, "https": 443, "wss": 443, "ftp": 21, "gopher": 70}
 _DEV_TCP = lazy_regex(
     r"/dev/(?:tcp|udp)/([^/\s'\"`]+)/([^/\s'\"`;|&)]+)|/inet[46]?/(?:tcp|udp)/[^/\s]+/([^/\s'\"`]+)/([^/\s'\"`;|&)]+)"
@@ -32,7 +38,9 @@ _DEV_TCP = lazy_regex(
 # Where a word may hide a host or a port: between these.
 _SEPARATORS = lazy_regex(r"[\s/@,=;:'\"()<>|&!?#]+")
 _BRACKETED = lazy_regex(r"\[([0-9a-fA-F:.%]+)\]")
-_EMBEDDED_LOOPBACK = lazy_regex(r"(?:^|[.-])(?:127[.-]\d+[.-]\d+[.-]\d+|7f[0-9a-f]{6}|0[.-]0[.-]0[.-]0)[.-]", re.I)
+_EMBEDDED_LOOPBACK = lazy_regex(
+    r"(?:^|[.-])(?:127[.-]\d+[.-]\d+[.-]\d+|7f[0-9a-f]{6}|0[.-]0[.-]0[.-]0)[.-]", re.I
+)
 # Code that reaches a network address.
 _CODE_CONNECTS = lazy_regex(
     r"connect|urlopen|urllib|requests\.|httpx|aiohttp|http\.client|HTTPConnection|socket|fetch\s*\(|"
@@ -97,7 +105,9 @@ def dev_tcp(text: str) -> Iterator[tuple[str, str]]:
         yield host, port
 
 
-def _reaches(host: str, port: str | int | None, ports: frozenset[int], names: frozenset[str]) -> bool:
+def _reaches(
+    host: str, port: str | int | None, ports: frozenset[int], names: frozenset[str]
+) -> bool:
     if not may_be_here(host, names):
         return False
     if isinstance(port, str):
@@ -124,7 +134,11 @@ def words_reach(
                 if _reaches(host, number, ports, names):
                     return f"`{word}` is the approval service"
             continue
-        if program in _HTTPIE and word.startswith(":") and _port_of(word[1:].split("/", 1)[0]) in ports:
+        if (
+            program in _HTTPIE
+            and word.startswith(":")
+            and _port_of(word[1:].split("/", 1)[0]) in ports
+        ):
             return f"`{word}` is the approval service on this machine"
         for token in _tokens(word):
             if port_seen is None and _port_of(token) in ports:
@@ -132,7 +146,9 @@ def words_reach(
             elif host_seen is None and may_be_here(token, names, loose=False):
                 host_seen = word
         if host_seen is not None and port_seen is not None:
-            both = f"`{host_seen}`" if host_seen == port_seen else f"`{host_seen}` and `{port_seen}`"
+            both = (
+                f"`{host_seen}`" if host_seen == port_seen else f"`{host_seen}` and `{port_seen}`"
+            )
             return f"{both} name the approval service on this machine"
     return None
 
@@ -169,3 +185,32 @@ def code_reaches(code: str, ports: frozenset[int], names: frozenset[str]) -> str
         if literal is None or may_be_here(literal, names, loose=False):
             return "the code connects to the approval service's port on this machine"
     return None
+
+
+def may_name_port(inv: Invocation) -> bool:
+    """A port is digits (or `/dev/tcp/...`, or a URL's scheme): most
+    invocations name none and skip the service check."""
+    for word in (*inv.argv[1:], *(r.target for r in inv.redirects if r.target is not None)):
+        value = word.value
+        if ":" in value or "/dev/" in value or any(c.isdigit() for c in value):
+            return True
+    return False
+
+
+def contact_words(inv: Invocation, code: str | None) -> list[str]:
+    """The words of `inv` that say where it connects: its redirects, and
+    its own arguments unless it only prints or lists them; not what a
+    wrapper runs, a carried script or inline code (each judged on its own),
+    nor an `ssh`'s remote command."""
+    words = [r.target.value for r in inv.redirects if r.target is not None]
+    if inv.name in SHOWS_ONLY:
+        return words
+    argv = inv.argv
+    split = split_wrapper(inv.name, argv)
+    end = len(argv) - len(split[0]) if split and split[0] else len(argv)
+    carried = {c.text for c in carried_scripts(inv)} | {code or ""}
+    own = [w.value for w in argv[1:end] if w.value not in carried]
+    if inv.name in ("ssh", "autossh"):
+        rest = len(loopback.remote_command(inv))
+        own = own[: len(own) - rest] if rest else own
+    return words + own
