@@ -16,6 +16,7 @@ about calls that are then judged on their words alone.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping
 
 from redline.gate.never_run import Guard
@@ -24,6 +25,9 @@ from redline.gate.world import Process, World
 
 SERVICE_STATE = os.path.join("service", "serve.json")
 MAX_SCRIPT = 256 * 1024
+# How long a look at the service's state file is trusted (a long-lived gate
+# sees a service started later within this).
+_RECHECK_S = 1.0
 _MAX_PROCESSES = 8192
 # Command lines of the gate's and the gateway's processes.
 _GATE_COMMANDS = ("redline serve", "redline.approve", "redline.cli.main serve", "-m redline serve",
@@ -39,9 +43,14 @@ class LocalWorld(World):
         self._proc = proc
         self._state_stamp: tuple[int, int] | None = None
         self._state: dict[str, object] = {}
+        self._checked = -_RECHECK_S
         self._names: frozenset[str] | None = None
 
     def _service_state(self) -> dict[str, object]:
+        now = time.monotonic()
+        if now - self._checked < _RECHECK_S:
+            return self._state
+        self._checked = now
         try:
             stat = os.stat(self._state_path)
         except OSError:

@@ -145,9 +145,18 @@ class Guard(NamedTuple):
             if not entry.suffix
             for sample in entry.samples or (() if entry.tree else (entry.path,))
         )
-        names = {part for e in table.entries for part in _distinctive(e.path)}
+        # An entry inside another's tree is named by that one's names.
+        roots = [e.path + "/" for e in table.entries if e.tree and not e.suffix]
+        names = {
+            part
+            for e in table.entries
+            if e.suffix or not any(e.path.startswith(r) for r in roots)
+            for part in _distinctive(e.path)
+        }
         names.update(v.lower() for v in _HOME_VARIABLES)
-        needles = (*sorted(names), "*", "?", "[", "{")
+        # A name that holds another is found by that one: keep the shorter.
+        kept = sorted(n for n in names if not any(m != n and m in n for m in names))
+        needles = (*kept, "*", "?", "[", "{")
         return cls(places, table, container_dirs(table), segments, needles, world)
 
     def ports(self) -> frozenset[int]:
@@ -158,10 +167,14 @@ class Guard(NamedTuple):
     def may_name(self, inv: Invocation) -> bool:
         """Could any word of the invocation (or its directory) name a
         protected path? Most cannot, and skip the path checks."""
+        if inv.cwd and _names_any(self.needles, inv.cwd.lower()):
+            return True
         words = [w.value for w in inv.argv[1:]] + [w.raw for w in inv.argv[1:]]
         words += [r.target.raw for r in inv.redirects if r.target is not None]
         words += [r.target.value for r in inv.redirects if r.target is not None]
-        text = " ".join((*words, inv.cwd or "")).lower()
+        if not words:
+            return False
+        text = " ".join(words).lower()
         return any(needle in text for needle in self.needles)
 
     def canon(self, value: str, cwd: str | None = None, raw: str = "") -> str | None:
@@ -239,8 +252,8 @@ class Guard(NamedTuple):
     def _invocation_hits(
         self, inv: Invocation, analysis: Analysis, depth: int
     ) -> Iterator[RuleHit]:
-        span = inv.span
-        args = own_cli.redline_args(inv)
+        span, name = inv.span, inv.name
+        args = own_cli.redline_args(inv) if own_cli.may_be_redline(name) else None
         if args is not None:
             verdict = own_cli.judge(args, inv.appended_args)
             if verdict is not None:
@@ -270,9 +283,10 @@ class Guard(NamedTuple):
                 inv, analysis, self.places, self.world, self.ports()
             ):
                 yield self.hit(kind, span, where)
-        for path, text in script_files.written_texts(inv):
-            yield from self.content_hits(text, path, span, depth)
-        if depth < _MAX_SCRIPT_DEPTH:
+        if inv.redirects or name == "tee":
+            for path, text in script_files.written_texts(inv):
+                yield from self.content_hits(text, path, span, depth)
+        if depth < _MAX_SCRIPT_DEPTH and script_files.may_run_script(inv):
             yield from self._script_hits(inv, span, depth)
 
     def content_hits(
@@ -471,6 +485,13 @@ _DIGITS = lazy_regex(r"\d\d")
 _ADDRESS_PARTS = lazy_regex(r"[:=,]|//(?=[~/])")
 
 
+@functools.lru_cache(maxsize=64)
+def _names_any(needles: tuple[str, ...], text: str) -> bool:
+    """Whether `text` holds a needle; cached, for the working directory every
+    invocation of a command shares."""
+    return any(needle in text for needle in needles)
+
+
 def _inside(found: RuleHit, path: str, span: Span | None) -> RuleHit:
     """A hit found in a script's text, told as the script's."""
     return found._replace(description=f"{found.description} (in `{path}`)", span=span)
@@ -491,7 +512,9 @@ def _has_segment(text: str, part: str) -> bool:
 
 
 def _distinctive(path: str) -> tuple[str, ...]:
-    """The names any spelling of a path under `path` contains: its last
-    component and its hidden directories (`.ssh`, `.hermes`)."""
+    """The names any spelling of a path under `path` contains (or its
+    working directory does): its hidden directories (`.ssh`, `.hermes`),
+    else its last component."""
     parts = [p for p in path.split("/") if p not in ("", "~")]
-    return tuple({parts[-1], *(p for p in parts if p.startswith("."))}) if parts else ()
+    hidden = tuple(p for p in parts if p.startswith("."))
+    return hidden or tuple(parts[-1:])

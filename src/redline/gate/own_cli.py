@@ -78,6 +78,11 @@ def python_module(values: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None
     return None
 
 
+def may_be_redline(name: str) -> bool:
+    """A cheap first test of a program name for `redline_args`."""
+    return not name or "redline" in name or name.startswith(("python", "pypy"))
+
+
 def redline_args(inv: Invocation) -> tuple[str, ...] | None:
     """The arguments given to redline's command line, when `inv` runs it."""
     name, values = inv.name, inv.values

@@ -39,6 +39,18 @@ class RunScript(NamedTuple):
     shell: bool
 
 
+def may_run_script(inv: Invocation) -> bool:
+    """A cheap first test for `script_run`: a program named by a path, a
+    shell, `source`, or an interpreter."""
+    name = inv.name
+    return (
+        bool(inv.argv and "/" in inv.argv[0].value)
+        or name in SHELLS
+        or name in SOURCE
+        or interpreter_family(name) is not None
+    )
+
+
 def script_run(inv: Invocation) -> RunScript | None:
     """The file `inv` runs as a program or script, if it names one."""
     if not inv.argv:

@@ -32,6 +32,8 @@ _URL = lazy_regex(
     r"\b([a-z][a-z0-9+.-]*)://(?:[^/?#\s@'\"`]*@)?(\[[^\]\s]*\]|[^/?#:\s'\"`]*)(?::(\d*))?", re.I
 )
 _DEFAULT_PORT = {"http": 80, "ws": 80, "https": 443, "wss": 443, "ftp": 21, "gopher": 70}
+_SCHEME_PORTS = frozenset(_DEFAULT_PORT.values())
+_TWO_DIGITS = lazy_regex(r"\d\d")
 _DEV_TCP = lazy_regex(
     r"/dev/(?:tcp|udp)/([^/\s'\"`]+)/([^/\s'\"`;|&)]+)|/inet[46]?/(?:tcp|udp)/[^/\s]+/([^/\s'\"`]+)/([^/\s'\"`;|&)]+)"
 )
@@ -123,6 +125,11 @@ def words_reach(
     """What in one program's words reaches the service, or `None`. URLs are
     read exactly; other words are taken apart, and a host of this machine in
     one with a service port in any other (or the same) counts."""
+    words = list(words)
+    text = " ".join(words)
+    if not any(str(p) in text for p in ports) and "/dev/" not in text and "/inet" not in text:
+        if "://" not in text or not ports & _SCHEME_PORTS:
+            return None  # no port of the service is named: most commands stop here
     host_seen: str | None = None
     port_seen: str | None = None
     for word in words:
@@ -188,11 +195,11 @@ def code_reaches(code: str, ports: frozenset[int], names: frozenset[str]) -> str
 
 
 def may_name_port(inv: Invocation) -> bool:
-    """A port is digits (or `/dev/tcp/...`, or a URL's scheme): most
-    invocations name none and skip the service check."""
+    """A port is two digits or more (or `/dev/tcp/...`, or a URL's scheme
+    and host): most invocations name none and skip the service check."""
     for word in (*inv.argv[1:], *(r.target for r in inv.redirects if r.target is not None)):
         value = word.value
-        if ":" in value or "/dev/" in value or any(c.isdigit() for c in value):
+        if ":" in value or "/dev/" in value or _TWO_DIGITS.search(value):
             return True
     return False
 
