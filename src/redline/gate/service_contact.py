@@ -127,9 +127,9 @@ def words_reach(
     one with a service port in any other (or the same) counts."""
     words = list(words)
     text = " ".join(words)
-    if not any(str(p) in text for p in ports) and "/dev/" not in text and "/inet" not in text:
-        if "://" not in text or not ports & _SCHEME_PORTS:
-            return None  # no port of the service is named: most commands stop here
+    named = any(str(p) in text for p in ports) or "/dev/" in text or "/inet" in text
+    if not named and ("://" not in text or not ports & _SCHEME_PORTS):
+        return None  # no port of the service is named: most commands stop here
     host_seen: str | None = None
     port_seen: str | None = None
     for word in words:
