@@ -36,6 +36,8 @@ SCRIPTS = {
     "/srv/app/scripts/killer.sh": "#!/bin/sh\nkill -9 4242\n",
     "/srv/app/scripts/build.sh": "#!/bin/sh\nmake all\n",
     "/srv/app/scripts/fine.py": "print('hello')\n",
+    "/srv/app/scripts/curlrc": 'url = "http://127.0.0.1:8787/api/held/1/approve"\n',
+    "/srv/app/scripts/Makefile": "all:\n\t@redline approve 1\n",
 }
 
 

@@ -8,7 +8,7 @@ import functools
 import re
 from collections.abc import Iterator
 
-from redline.gate import loopback
+from redline.gate import processes
 from redline.gate.protected import NeverRunKind, Places
 from redline.gate.world import World
 from redline.shell.analysis import Analysis
@@ -139,6 +139,15 @@ def listening(inv: Invocation) -> bool:
     return bool(inv.options.long & _LISTEN_OPTIONS)
 
 
+def _gate_names(places: Places) -> tuple[str, ...]:
+    """The gate's and the gateway's names, and the gate's home (a PID read
+    from a file there is the gate's)."""
+    home = places.redline_home
+    if home == "~" or home.startswith("~/"):
+        home = places.home.rstrip("/") + home[1:]
+    return (*places.gateway_names, home.rstrip("/"))
+
+
 def _port_token(port: int) -> re.Pattern[str]:
     return re.compile(rf"(?<![\d.]){port}(?!\d)")
 
@@ -183,24 +192,23 @@ def process_hits(
     name = inv.name
     if name not in SIGNALLERS:
         return  # most commands: the names pattern is not even compiled
-    names = _names_pattern(places.gateway_names)
+    names = _names_pattern(_gate_names(places))
     operands = [w.value for w in inv.options.operands]
     if name in _KILLERS:
-        if any(names.search(v) for v in operands):
-            yield NeverRunKind.GATE_PROCESS, ""
-        else:
-            hit = _pattern_selects_gate(inv, operands, world)
-            if hit:
-                yield NeverRunKind.GATE_PROCESS, hit
-        return
-    if name in ("kill", *_TRACERS) and _pid_looked_up(inv, analysis, names, ports):
-        yield NeverRunKind.GATE_PROCESS, ""
-        return
-    if name == "kill":
-        hit = _kills_gate_pid(operands, world)
-        if hit:
+        hit = "" if any(names.search(v) for v in operands) else None
+        hit = hit if hit is not None else processes.killer_selects(inv, operands, world)
+        if hit is not None:
             yield NeverRunKind.GATE_PROCESS, hit
         return
+    if name in ("kill", *_TRACERS):
+        hit = processes.pid_looked_up(inv, analysis, names, ports, world)
+        if hit is None and name == "kill":
+            hit = processes.kills_gate_pid(operands, world)
+        if hit is not None:
+            yield NeverRunKind.GATE_PROCESS, hit
+            return
+        if name == "kill":
+            return
     if name in _TRACERS or name in ("reptyr", "criu", "eu-stack", "gstack"):
         if any(names.search(v) for v in operands):
             yield NeverRunKind.GATE_PROCESS, ""
@@ -233,9 +241,18 @@ def process_hits(
     if name in _SERVICE_MANAGERS and stops:
         if any(names.search(v) or _unit_glob_names(v, places.gateway_names) for v in operands):
             yield NeverRunKind.GATE_PROCESS, ""
+        elif any(DYNAMIC in v for v in operands) and processes.sources_name_gate(
+            inv, analysis, names
+        ):
+            yield NeverRunKind.GATE_PROCESS, "the unit is computed from the gate's name"
         return
     if name == "hermes" and lowered[:1] == ["gateway"] and lowered[1:2] and stops:
         yield NeverRunKind.GATE_PROCESS, ""
+
+
+def proc_hit(inv: Invocation, analysis: Analysis, places: Places, world: World) -> str | None:
+    """A process of the gate seen through `/proc/PID/...` (`processes.proc_hit`)."""
+    return processes.proc_hit(inv, analysis, _names_pattern(_gate_names(places)), world)
 
 
 def _attaches(inv: Invocation) -> bool:
@@ -272,71 +289,3 @@ def _unit_glob_names(value: str, names: tuple[str, ...]) -> bool:
     if not any(c in value for c in "*?["):
         return False
     return any(fnmatch.fnmatchcase(f"{n}.service", value.lower()) for n in names if n)
-
-
-def _kills_gate_pid(operands: list[str], world: World) -> str:
-    """`kill PID` (or `-PGID`) where the PID is a process of the gate."""
-    wanted: set[int] = set()
-    for value in operands:
-        text = value.lstrip("-")
-        if text.isdigit() and text != "0":
-            wanted.add(int(text))
-    if not wanted:
-        return ""
-    for process in world.gate_processes():
-        if process.pid in wanted or process.group in wanted:
-            return f"process {process.pid} is the gate's (`{process.command_line[:60]}`)"
-    return ""
-
-
-def _pattern_selects_gate(inv: Invocation, operands: list[str], world: World) -> str:
-    """A `pkill`/`killall` pattern that selects a running process of the
-    gate (`pkill python` kills `redline serve` too)."""
-    patterns = [v for v in operands if not v.isdigit()]
-    if not patterns:
-        return ""
-    processes = world.gate_processes()
-    if not processes:
-        return ""
-    whole = inv.name != "killall" and inv.has_flag("f", ("full",))
-    exact = inv.name == "killall" and not inv.has_flag("r", ("regexp",))
-    for pattern in patterns:
-        if DYNAMIC in pattern:
-            return "the pattern is computed at run time"
-        for process in processes:
-            target = process.command_line if whole else process.name
-            if exact:
-                found = pattern.lower() == process.name.lower()
-            else:
-                try:
-                    found = re.search(pattern, target, re.IGNORECASE) is not None
-                except re.error:
-                    found = True
-            if found:
-                return f"`{pattern}` selects process {process.pid} of the gate"
-    return ""
-
-
-def _pid_looked_up(
-    inv: Invocation, analysis: Analysis, names: re.Pattern[str], ports: frozenset[int]
-) -> bool:
-    sources = [*analysis.children(inv), *(analysis.invocations[k] for k in inv.upstream)]
-    if inv.remote:  # `ssh localhost kill $(pgrep x)`: the lookup runs here, under ssh
-        sources += [c for s in loopback.launchers(inv, analysis) for c in analysis.children(s)]
-    port_words = _port_pattern(ports)
-    for source in sources:
-        if source.name in _PID_FINDERS and any(
-            names.search(v) or port_words.search(v) for v in source.values
-        ):
-            return True
-        if source.name == "cat" and any(
-            v.endswith(".pid") and names.search(v) for v in source.values
-        ):
-            return True
-    return False
-
-
-@functools.lru_cache(maxsize=8)
-def _port_pattern(ports: frozenset[int]) -> re.Pattern[str]:
-    alternatives = "|".join(str(p) for p in sorted(ports))
-    return re.compile(rf"(?<![\d.]){'(?:' + alternatives + ')' if alternatives else '(?!)'}(?!\d)")

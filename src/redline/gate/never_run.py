@@ -13,7 +13,15 @@ from collections.abc import Iterator
 
 from redline.decision import RuleHit, Severity, Span
 from redline.fasttuple import NamedTuple
-from redline.gate import liveness, loopback, own_cli, script_files, service_contact
+from redline.gate import (
+    agent_launch,
+    liveness,
+    loopback,
+    own_cli,
+    script_files,
+    script_judge,
+    service_contact,
+)
 from redline.gate.actions import Action, ActionKind
 from redline.gate.operands import (
     LISTERS,
@@ -30,7 +38,7 @@ from redline.gate.protected import containers as container_dirs
 from redline.gate.world import NOWHERE, World
 from redline.rules.targets import deleted_trees, written_files
 from redline.shell import paths
-from redline.shell.analysis import Analysis, analyze
+from redline.shell.analysis import Analysis
 from redline.shell.carriers import inline_code
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
@@ -71,13 +79,9 @@ DESCRIPTIONS: dict[NeverRunKind, tuple[str, str]] = {
 }
 # The approval service's port when the policy names none (`redline serve --http`'s default).
 DEFAULT_PORT = 8787
-# How deep scripts that run scripts are read.
-_MAX_SCRIPT_DEPTH = 2
 
 # Which kind a directory holding several protected things is reported as.
 _RANK = {kind: rank for rank, kind in enumerate(NeverRunKind)}
-_SCRIPT_SUFFIXES = (".sh", ".bash", ".zsh", ".py", ".pl", ".rb", ".js", ".mjs", ".ts", ".php",
-                    ".lua", ".ps1", ".fish", ".command")  # fmt: skip
 _HOME_VARIABLES = (
     "HERMES_HOME",
     "REDLINE_HOME",
@@ -242,9 +246,19 @@ class Guard(NamedTuple):
     # -- shell ------------------------------------------------------------
 
     def shell_hits(self, analysis: Analysis, depth: int = 0) -> Iterator[RuleHit]:
+        copies: dict[str, str] | None = None
         for inv in analysis.invocations:
             if inv.remote and not loopback.runs_here(inv, analysis):
                 continue
+            if inv.argv and "/" in inv.argv[0].value:
+                if copies is None:
+                    copies = script_files.program_copies(analysis)
+                source = copies.get(paths.normalize(inv.argv[0].value, inv.cwd) or "", "")
+                if "redline" in source.lower():
+                    verdict = own_cli.judge(inv.values, inv.appended_args)
+                    if verdict is not None:
+                        yield self.hit(verdict[0], inv.span, f"a copy of redline: {verdict[1]}")
+                        continue
             for found in self._invocation_hits(inv, analysis, depth):
                 yield found
                 break
@@ -253,7 +267,7 @@ class Guard(NamedTuple):
         self, inv: Invocation, analysis: Analysis, depth: int
     ) -> Iterator[RuleHit]:
         span, name = inv.span, inv.name
-        args = own_cli.redline_args(inv) if own_cli.may_be_redline(name) else None
+        args = own_cli.redline_args(inv, analysis.text) if own_cli.may_be_redline(name) else None
         if args is not None:
             verdict = own_cli.judge(args, inv.appended_args)
             if verdict is not None:
@@ -274,10 +288,20 @@ class Guard(NamedTuple):
             )
             if where:
                 yield self.hit(NeverRunKind.SELF_APPROVAL, span, where)
+        if name in agent_launch.AGENTS:
+            where = agent_launch.leaves_gate_out(inv, analysis.text)
+            if where:
+                yield self.hit(NeverRunKind.GATE_CONFIG, span, where)
         if inv.name == "crontab" and installs_crontab(inv):
             yield self.hit(NeverRunKind.SCHEDULED_SCRIPT, span, "`crontab` installs jobs unchecked")
         if code:
             yield from self.code_hits(code, span)
+        if any(v.startswith("/proc/") for v in inv.values) or any(
+            r.target is not None and r.target.value.startswith("/proc/") for r in inv.redirects
+        ):
+            where = liveness.proc_hit(inv, analysis, self.places, self.world)
+            if where:
+                yield self.hit(NeverRunKind.GATE_PROCESS, span, where)
         if inv.name in liveness.SIGNALLERS:
             for kind, where in liveness.process_hits(
                 inv, analysis, self.places, self.world, self.ports()
@@ -286,60 +310,14 @@ class Guard(NamedTuple):
         if inv.redirects or name == "tee":
             for path, text in script_files.written_texts(inv):
                 yield from self.content_hits(text, path, span, depth)
-        if depth < _MAX_SCRIPT_DEPTH and script_files.may_run_script(inv):
-            yield from self._script_hits(inv, span, depth)
+        if depth < script_judge.MAX_SCRIPT_DEPTH and script_files.may_run_script(inv):
+            yield from script_judge.script_hits(self, inv, span, depth)
 
     def content_hits(
         self, text: str, path: str, span: Span | None, depth: int = 0
     ) -> Iterator[RuleHit]:
-        """Text written into a file: hooks configuration, or a script that
-        would do a never-run thing when it runs."""
-        lowered = path.lower()
-        if lowered.endswith(script_files.DOC_SUFFIXES) or depth >= _MAX_SCRIPT_DEPTH:
-            return
-        if script_files.configures_hooks(text, path):
-            yield self.hit(
-                NeverRunKind.GATE_CONFIG, span, f"`{path}` would configure an agent's hooks"
-            )
-            return
-        if script_files.is_shell_text(text, path):
-            for found in self.shell_hits(analyze(text[: script_files.MAX_SCRIPT]), depth + 1):
-                yield _inside(found, path, span)
-                return
-            return
-        if lowered.endswith(_SCRIPT_SUFFIXES) or text.startswith("#!"):
-            yield from self.code_hits(text, span)
-        else:
-            yield from self._contact_in_code(text, span)
-
-    def _script_hits(self, inv: Invocation, span: Span, depth: int) -> Iterator[RuleHit]:
-        """A script on disk that the invocation runs, read and judged."""
-        run = script_files.script_run(inv)
-        if run is None:
-            return
-        path = paths.normalize(run.path, inv.cwd)
-        if path is None or not path.startswith(("/", "~")):
-            return
-        if path.startswith("~"):
-            path = self.places.home.rstrip("/") + path[1:]
-        if path.startswith(script_files.SYSTEM_PROGRAMS):
-            return
-        text = self.world.read_script(path)
-        if not text:
-            return
-        if "/" in inv.argv[0].value and own_cli.is_entry_script(text):
-            verdict = own_cli.judge(inv.values, inv.appended_args)
-            if verdict is not None:
-                yield self.hit(verdict[0], span, f"`{run.path}` is redline: {verdict[1]}")
-            return
-        if run.shell or script_files.is_shell_text(text, path):
-            for found in self.shell_hits(analyze(text, inv.cwd), depth + 1):
-                yield _inside(found, run.path, span)
-                return
-            return
-        for found in self.code_hits(text, span):
-            yield _inside(found, run.path, span)
-            return
+        """Text written into a file (`script_files.content_hits`)."""
+        yield from script_judge.content_hits(self, text, path, span, depth)
 
     def _path_hits(self, inv: Invocation, analysis: Analysis) -> RuleHit | None:
         span, cwd = inv.span, inv.cwd
@@ -402,7 +380,7 @@ class Guard(NamedTuple):
         """Code (or instructions, `prose`) that names a protected path:
         reading credentials or the log, or writing anything protected; or
         that talks to the approval service or drives the gate's own parts."""
-        for found in self._contact_in_code(code, span):
+        for found in self.contact_in_code(code, span):
             yield found
             return
         writes = bool(_code_writes().search(code) or (prose and _prose_writes().search(code)))
@@ -416,11 +394,12 @@ class Guard(NamedTuple):
                 yield self.hit(entry.kind, span, f"the code names `{path}`, {entry.what}")
                 return
 
-    def _contact_in_code(self, code: str, span: Span | None) -> Iterator[RuleHit]:
+    def contact_in_code(self, code: str, span: Span | None) -> Iterator[RuleHit]:
+        """Code that drives the gate's own parts or talks to its service."""
         if own_cli.code_drives_gate(code):
             yield self.hit(NeverRunKind.SELF_APPROVAL, span, "the code drives the gate's own parts")
             return
-        if _DIGITS.search(code) or "/dev/" in code:
+        if _DIGITS.search(code) or "/dev/" in code or "://" in code:
             where = service_contact.code_reaches(code, self.ports(), self.world.loopback_names())
             if where:
                 yield self.hit(NeverRunKind.SELF_APPROVAL, span, where)
@@ -490,11 +469,6 @@ def _names_any(needles: tuple[str, ...], text: str) -> bool:
     """Whether `text` holds a needle; cached, for the working directory every
     invocation of a command shares."""
     return any(needle in text for needle in needles)
-
-
-def _inside(found: RuleHit, path: str, span: Span | None) -> RuleHit:
-    """A hit found in a script's text, told as the script's."""
-    return found._replace(description=f"{found.description} (in `{path}`)", span=span)
 
 
 def _has_segment(text: str, part: str) -> bool:

@@ -34,6 +34,7 @@ CHANGES = frozenset({"install", "uninstall", "hook", "policy", "log"})
 STARTS = frozenset({"serve"})
 # Options of a verb that take a value before its action (`log --store URL show`).
 _VALUED = frozenset({"--store"})
+_WORDS = lazy_regex(r"[a-z]+")
 _HELP = frozenset({"-h", "--help", "--version", "-V"})
 # Modules that are the command line when run with `python -m`.
 _ENTRY_MODULES = frozenset({"redline", "redline.__main__", "redline.cli", "redline.cli.main"})
@@ -83,16 +84,25 @@ def may_be_redline(name: str) -> bool:
     return not name or "redline" in name or name.startswith(("python", "pypy"))
 
 
-def redline_args(inv: Invocation) -> tuple[str, ...] | None:
-    """The arguments given to redline's command line, when `inv` runs it."""
+def redline_args(inv: Invocation, text: str = "") -> tuple[str, ...] | None:
+    """The arguments given to redline's command line, when `inv` runs it.
+    `text` is the whole command line `inv` is part of."""
     name, values = inv.name, inv.values
     if name == "redline" or name.endswith("/redline") or name in ("redline.exe", "redline-cli"):
         return values
     if not name and inv.argv:
         raw = inv.argv[0].raw.lower()
         # A computed program that spells redline, or is given one of its answering verbs.
-        if "redline" in raw or (values and values[0].lower() in ANSWERS):
+        if ("redline" in raw and values) or (values and values[0].lower() in ANSWERS):
             return values
+        # A computed program in a command line that spells redline and a verb
+        # that answers or changes the gate (`a=(redline approve 1); "${a[@]}"`).
+        lowered = text.lower()
+        if "redline" in lowered:
+            verbs = ANSWERS | CHANGES | STARTS
+            spelled = sorted(w for w in _WORDS.findall(lowered) if w in verbs - {"log", "policy"})
+            if spelled:
+                return (spelled[0], DYNAMIC)
         return None
     if interpreter_family(name) == "python":
         found = python_module(values)

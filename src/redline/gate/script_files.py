@@ -11,6 +11,8 @@ analysed as a command line, anything else as code.
 from __future__ import annotations
 
 from redline.fasttuple import NamedTuple
+from redline.shell import paths
+from redline.shell.analysis import Analysis
 from redline.shell.carriers import (
     SHELLS,
     SOURCE,
@@ -45,6 +47,8 @@ def may_run_script(inv: Invocation) -> bool:
     name = inv.name
     return (
         bool(inv.argv and "/" in inv.argv[0].value)
+        or name in _MAKES
+        or name in _INSTRUCTION_OPTIONS
         or name in SHELLS
         or name in SOURCE
         or interpreter_family(name) is not None
@@ -149,3 +153,98 @@ def configures_hooks(text: str, path: str) -> bool:
         return False
     lowered = text.lower()
     return any(word in lowered for word in _HOOK_WORDS)
+
+
+_COPIERS = frozenset({"cp", "ln", "install", "mv", "rsync"})
+
+
+def program_copies(analysis: Analysis) -> dict[str, str]:
+    """Files a command line copies or links into place, as `{destination
+    (normalised): source as written}`: `cp $(which redline) /tmp/x` then
+    `/tmp/x approve 1` runs redline."""
+    found: dict[str, str] = {}
+    for inv in analysis.invocations:
+        if inv.name not in _COPIERS:
+            continue
+        operands = inv.options.operands
+        if len(operands) < 2:
+            continue
+        source, target = operands[-2], operands[-1].value
+        if target.endswith("/"):
+            target += source.value.rstrip("/").rsplit("/", 1)[-1]
+        normal = paths.normalize(target, inv.cwd)
+        if normal is not None:
+            found[normal] = source.raw + " " + source.value
+    return found
+
+
+_MAKES = frozenset({"make", "gmake", "bmake", "just"})
+# Options by which a client reads its URLs or options from a file.
+_INSTRUCTION_OPTIONS = {
+    "curl": ("-K", "--config"),
+    "wget": ("-i", "--input-file", "--config"),
+    "aria2c": ("-i", "--input-file"),
+}
+
+
+def instruction_files(inv: Invocation) -> list[str]:
+    """Files a client reads its URLs or options from (`curl -K FILE`, `wget -i FILE`)."""
+    options = _INSTRUCTION_OPTIONS.get(inv.name)
+    if not options:
+        return []
+    values = inv.values
+    found: list[str] = []
+    for k, value in enumerate(values):
+        if value in options and k + 1 < len(values):
+            found.append(values[k + 1])
+        elif value.startswith(tuple(o + "=" for o in options if o.startswith("--"))):
+            found.append(value.split("=", 1)[1])
+    return [f for f in found if f not in ("-", "/dev/stdin") and DYNAMIC not in f]
+
+
+MAKEFILES = ("makefile", "gnumakefile", "justfile", ".justfile")
+
+
+def is_makefile(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1].lower()
+    return name in MAKEFILES or name.endswith(".mk")
+
+
+def make_files(inv: Invocation) -> list[str] | None:
+    """The files `make` (or `just`) reads its recipes from, as written
+    (relative to its working directory); `None` when `inv` is no make."""
+    if inv.name not in _MAKES:
+        return None
+    values = inv.values
+    given: list[str] = []
+    directory = ""
+    for k, value in enumerate(values):
+        following = values[k + 1] if k + 1 < len(values) else ""
+        if value in ("-f", "--file", "--makefile", "--justfile"):
+            given.append(following)
+        elif value.startswith(("--file=", "--makefile=", "--justfile=")):
+            given.append(value.split("=", 1)[1])
+        elif value.startswith("-f") and len(value) > 2 and inv.name != "just":
+            given.append(value[2:])
+        elif value in ("-C", "--directory", "--working-directory", "-d"):
+            directory = following
+    if not given:
+        given = ["justfile", ".justfile"] if inv.name == "just" else list(_DEFAULT_MAKEFILES)
+    if directory:
+        given = [f"{directory.rstrip('/')}/{f}" if not f.startswith("/") else f for f in given]
+    return given
+
+
+_DEFAULT_MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+
+
+def recipes(text: str) -> str:
+    """The shell lines of a makefile or justfile: its indented lines (less
+    `@`, `-`, `+`), `$$` read as `$`, and what `$(shell ...)` runs."""
+    lines: list[str] = []
+    for line in text.split("\n"):
+        if line[:1] in ("\t", " ") and line.strip():
+            lines.append(line.strip().lstrip("@-+").replace("$$", "$"))
+        elif "$(shell " in line:
+            lines.append(line.split("$(shell ", 1)[1].rsplit(")", 1)[0])
+    return "\n".join(lines)

@@ -29,8 +29,14 @@ from redline.shell.model import DYNAMIC
 from redline.shell.wrappers import split_wrapper
 
 _URL = lazy_regex(
-    r"\b([a-z][a-z0-9+.-]*)://(?:[^/?#\s@'\"`]*@)?(\[[^\]\s]*\]|[^/?#:\s'\"`]*)(?::(\d*))?", re.I
+    r"\b([a-z][a-z0-9+.-]*)://(?:[^/?#\s@'\"`]*@)?(\[[^\]\s]*\]|[^/?#:\s'\"`]*)"
+    r"(?::([^/?#\s'\"`]*))?",
+    re.I,
 )
+# Public names that resolve to a loopback address (and their subdomains).
+_LOOPBACK_DOMAINS = ("localtest.me", "lvh.me", "vcap.me", "fuf.me", "localho.st", "lacolhost.com")
+# Dots a resolver reads as dots (IDNA): ideographic and full-width.
+_DOTS = str.maketrans({"\u3002": ".", "\uff0e": ".", "\uff61": "."})
 _DEFAULT_PORT = {"http": 80, "ws": 80, "https": 443, "wss": 443, "ftp": 21, "gopher": 70}
 _SCHEME_PORTS = frozenset(_DEFAULT_PORT.values())
 _TWO_DIGITS = lazy_regex(r"\d\d")
@@ -76,9 +82,15 @@ def may_be_here(host: str, names: frozenset[str], loose: bool = True) -> bool:
         return False
     if DYNAMIC in host or host.startswith("$"):
         return loose
+    if not host.isascii():
+        import unicodedata  # a resolver maps `①②⑦` to `127` (UTS 46)
+
+        host = unicodedata.normalize("NFKC", host.translate(_DOTS))
     if is_loopback(host, names):
         return True
     bare = host.lower().strip("[]").rstrip(".")
+    if any(bare == d or bare.endswith("." + d) for d in _LOOPBACK_DOMAINS):
+        return True
     if loose and "." not in bare and ":" not in bare and not bare.isdigit():
         return bare.replace("-", "").replace("_", "").isalnum()
     return "." in bare and bool(_EMBEDDED_LOOPBACK.search(bare + "."))
@@ -88,11 +100,15 @@ def _port_of(text: str) -> int | None:
     return int(text) if text.isdigit() and len(text) <= 5 else None
 
 
-def urls(text: str) -> Iterator[tuple[str, int | None]]:
-    """The host and port of each URL in `text` (the scheme's port when none is given)."""
+def urls(text: str) -> Iterator[tuple[str, int | str | None]]:
+    """The host and port of each URL in `text` (the scheme's port when none
+    is given; the port as written when it is computed at run time)."""
     for match in _URL.finditer(text):
         scheme, host, port = match.group(1).lower(), match.group(2), match.group(3)
         scheme = scheme.rsplit("+", 1)[-1]
+        if port is not None and not port.isdigit():
+            yield host, port or "?"  # `:` then a port computed at run time (`:{port}`, `:' + p`)
+            continue
         number = _port_of(port) if port else _DEFAULT_PORT.get(scheme)
         yield host, number
 
@@ -113,9 +129,8 @@ def _reaches(
     if not may_be_here(host, names):
         return False
     if isinstance(port, str):
-        if DYNAMIC in port or port.startswith("$"):
-            return True  # a port computed at run time may be the service's
-        port = _port_of(port)
+        number = _port_of(port)
+        return number in ports if number is not None else True  # computed: may be the service's
     return port in ports
 
 
@@ -128,6 +143,7 @@ def words_reach(
     words = list(words)
     text = " ".join(words)
     named = any(str(p) in text for p in ports) or "/dev/" in text or "/inet" in text
+    named = named or ("://" in text and (DYNAMIC in text or "$" in text))
     if not named and ("://" not in text or not ports & _SCHEME_PORTS):
         return None  # no port of the service is named: most commands stop here
     host_seen: str | None = None
@@ -175,7 +191,8 @@ def _is_ipv6ish(word: str) -> bool:
 def code_reaches(code: str, ports: frozenset[int], names: frozenset[str]) -> str | None:
     """Code that connects to the service: a URL of it, `/dev/tcp`, or a
     host of this machine and a service port named in code that connects."""
-    if not any(str(p) in code for p in ports) and "/dev/" not in code and "/inet" not in code:
+    named = any(str(p) in code for p in ports) or "/dev/" in code or "/inet" in code
+    if not named and "://" not in code:
         return None
     for host, port in dev_tcp(code):
         if _reaches(host, port, ports, names):
