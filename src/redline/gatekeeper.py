@@ -25,7 +25,7 @@ from redline.gate.never_run import Guard
 from redline.gate.protected import Places
 from redline.gate.sessions import Grant, Scope, SessionStore
 from redline.gate.world import World
-from redline.machine import LocalWorld, package_tree
+from redline.machine import LocalWorld, code_files, package_tree
 from redline.policy.allowlist import FILE_NAME, Allowlist
 from redline.policy.load import PolicyError, default_policy_path, load_policy
 from redline.policy.model import Policy
@@ -141,6 +141,7 @@ class Gate:
             redline_home=self._redline_home,
             extra_config=(self.policy_path, self.allowlist.path, lock),
             extra_trees=package_tree(),
+            code_files=code_files(),
             approval_port=policy.approval_port,
             approval_socket=policy.approval_socket,
             gateway_names=self._gateway_names,

@@ -163,6 +163,24 @@ def _own_names(hosts_file: str) -> set[str]:
     return names
 
 
+def code_files() -> tuple[str, ...]:
+    """The files that decide what runs when the hook starts: the `redline`
+    command and the Python of this environment, and what that Python loads
+    before any code (`*.pth`, `sitecustomize.py`, `usercustomize.py`).
+    Found without `site` (a hook may start without it)."""
+    import sys
+
+    prefix = sys.prefix.rstrip("/")
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    found = [f"{prefix}/bin/redline", f"{prefix}/bin/python*", f"{prefix}/pyvenv.cfg"]
+    folders = {p.rstrip("/") for p in sys.path if p.endswith(("site-packages", "dist-packages"))}
+    folders.add(f"{prefix}/lib/{version}/site-packages")
+    folders.add(f"~/.local/lib/{version}/site-packages")
+    for folder in sorted(folders):
+        found += [f"{folder}/*.pth", f"{folder}/sitecustomize.py", f"{folder}/usercustomize.py"]
+    return tuple(found)
+
+
 def package_tree() -> tuple[str, ...]:
     """The installed package is part of the gate; a source checkout is not."""
     here = os.path.dirname(os.path.realpath(__file__))
@@ -190,5 +208,6 @@ def never_run_guard(environ: Mapping[str, str] | None = None) -> Guard:
         codex_home=given("CODEX_HOME", "~/.codex"),
         claude_home=given("CLAUDE_CONFIG_DIR", "~/.claude"),
         extra_trees=package_tree(),
+        code_files=code_files(),
     )
     return Guard.build(places, LocalWorld(gate_home))

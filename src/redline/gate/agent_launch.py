@@ -32,11 +32,56 @@ _HOMES = lazy_regex(
 )
 
 
+# Subcommands that install what may carry hooks: plugins, extensions.
+_INSTALLERS = {
+    "claude": frozenset({"plugin", "plugins"}),
+    "claude-code": frozenset({"plugin", "plugins"}),
+    "gemini": frozenset({"extensions", "extension"}),
+    "hermes": frozenset({"plugins", "plugin", "hooks"}),
+    "codex": frozenset({"plugin", "plugins", "hooks"}),
+}
+_INSTALL_VERBS = frozenset({"install", "add", "enable", "link", "update", "new", "marketplace",
+                            "trust", "approve", "allow"})  # fmt: skip
+# Package managers, and the verbs that change what is installed.
+PACKAGERS = frozenset({"pip", "pip3", "pipx", "uv", "conda", "mamba", "poetry", "pdm"})
+_PACKAGE_VERBS = frozenset({"install", "uninstall", "remove", "reinstall", "upgrade", "add",
+                            "inject", "sync"})  # fmt: skip
+
+
+_REQUIREMENT_END = lazy_regex(r"[\[=<>~!;@ ]")
+
+
+def _names_redline(value: str) -> bool:
+    """A requirement for redline (`redline`, `redline==1.2`, `redline[web]`),
+    or a path or URL to a copy of it (`./redline`, `/tmp/evil-redline`)."""
+    if "/" in value:
+        return "redline" in value.rstrip("/").rsplit("/", 1)[-1]
+    return _REQUIREMENT_END.split(value, 1)[0] == "redline"
+
+
+def changes_gate_package(inv: Invocation) -> str | None:
+    """`pip uninstall redline`, `pip install --force-reinstall ./redline-x`:
+    the gate's own code changed (or gone, and a hook that cannot start lets
+    calls through on some hosts)."""
+    values = [v.lower() for v in inv.values]
+    if not set(values) & _PACKAGE_VERBS:
+        return None
+    named = [v for v in values if not v.startswith("-") and _names_redline(v)]
+    if named:
+        program = inv.name.rsplit("/", 1)[-1]
+        return f"`{program}` would change the gate's own code (`{named[0]}`)"
+    return None
+
+
 def leaves_gate_out(inv: Invocation, text: str) -> str | None:
     """Why starting agent `inv` (within command line `text`) may leave the
     owner's hooks out, or `None`."""
-    name = inv.name
+    name = inv.name.rsplit("/", 1)[-1]
     values = inv.values
+    operands = [w.value.lower() for w in inv.options.operands]
+    installer = bool(operands) and operands[0] in _INSTALLERS.get(name, ())
+    if installer and set(operands[1:3]) & _INSTALL_VERBS:
+        return f"`{name} {' '.join(operands[:2])}` installs what may carry hooks"
     for option in _SETTINGS_OPTIONS.get(name, ()):
         for value in values:
             if value == option or value.startswith(option + "="):

@@ -146,8 +146,8 @@ class Guard(NamedTuple):
         segments = tuple(
             (sample, tuple(p for p in sample.split("/") if p not in ("", "~")))
             for entry in table.entries
-            if not entry.suffix
-            for sample in entry.samples or (() if entry.tree else (entry.path,))
+            for sample in entry.samples
+            or (() if entry.tree or entry.suffix or paths.is_glob(entry.path) else (entry.path,))
         )
         # An entry inside another's tree is named by that one's names.
         roots = [e.path + "/" for e in table.entries if e.tree and not e.suffix]
@@ -246,6 +246,12 @@ class Guard(NamedTuple):
     # -- shell ------------------------------------------------------------
 
     def shell_hits(self, analysis: Analysis, depth: int = 0) -> Iterator[RuleHit]:
+        if "proxy" in analysis.text.lower():
+            where = service_contact.proxy_reaches(
+                analysis.text, self.ports(), self.world.loopback_names()
+            )
+            if where:
+                yield self.hit(NeverRunKind.SELF_APPROVAL, None, where)
         copies: dict[str, str] | None = None
         for inv in analysis.invocations:
             if inv.remote and not loopback.runs_here(inv, analysis):
@@ -288,8 +294,13 @@ class Guard(NamedTuple):
             )
             if where:
                 yield self.hit(NeverRunKind.SELF_APPROVAL, span, where)
-        if name in agent_launch.AGENTS:
-            where = agent_launch.leaves_gate_out(inv, analysis.text)
+        base = name.rsplit("/", 1)[-1]
+        if base in agent_launch.AGENTS or base in agent_launch.PACKAGERS:
+            where = (
+                agent_launch.leaves_gate_out(inv, analysis.text)
+                if base in agent_launch.AGENTS
+                else agent_launch.changes_gate_package(inv)
+            )
             if where:
                 yield self.hit(NeverRunKind.GATE_CONFIG, span, where)
         if inv.name == "crontab" and installs_crontab(inv):
@@ -328,12 +339,18 @@ class Guard(NamedTuple):
             path = self.canon(operand_value(value), cwd, operand_value(raw.get(value, "")))
             if path is not None:
                 written.add(path)
+        trees: set[str] = set()
         for tree in (*deleted_trees(inv, analysis), *find_changed_roots(inv)):
             path = self.canon(tree, cwd)
             if path is not None:
-                written.add(path)
+                trees.add(path)
+        if inv.name == "mv":  # moving a directory away takes what is in it
+            trees.update(p for p in written if p not in ("~", "/"))
+        written |= trees
         for path in sorted(written):
-            found = self._path_hit(path, True, span)
+            found = self._path_hit(path, True, span) or (
+                self._holds(path, span) if path in trees else None
+            )
             if found is not None:
                 return found
         for word, option in mentions(inv):
@@ -343,6 +360,16 @@ class Guard(NamedTuple):
             found = self._mention_hit(inv, path, option, span)
             if found is not None:
                 return found
+        return None
+
+    def _holds(self, tree: str, span: Span) -> RuleHit | None:
+        """A tree deleted or moved away that holds a protected path (`rm -rf
+        .venv` with the gate's code in it)."""
+        if tree in ("~", "/"):
+            return None  # a hard line already
+        for entry in self.table.entries:
+            if not entry.suffix and entry.path.startswith(tree + "/"):
+                return self.hit(entry.kind, span, f"`{tree}` holds `{entry.path}`, {entry.what}")
         return None
 
     def _socket_hit(self, inv: Invocation) -> RuleHit | None:

@@ -112,12 +112,18 @@ def redline_args(inv: Invocation, text: str = "") -> tuple[str, ...] | None:
                 return rest
             if module.startswith("redline."):
                 return ("--module", module)
+            given = {v.lower() for v in rest}
+            named = any("redline" in v for v in given)
+            if module in ("pip", "pipx") and named and {"install", "uninstall"} & given:
+                return ("--package", f"{module} {' '.join(rest)}")
     return None
 
 
 def judge(args: tuple[str, ...], appended: bool = False) -> tuple[NeverRunKind, str] | None:
     """The never-run kind and the reason for redline's command line with
     `args`, or `None` when it only reads or judges."""
+    if args[:1] == ("--package",):
+        return NeverRunKind.GATE_CONFIG, f"`python -m {args[1]}` would change the gate's own code"
     if args[:1] == ("--module",):
         return NeverRunKind.SELF_APPROVAL, f"`python -m {args[1]}` runs a part of the gate itself"
     words = args[: args.index("--")] if "--" in args else args

@@ -40,6 +40,9 @@ class Places(NamedTuple):
     extra_config: tuple[str, ...] = ()
     # Directories of the gate itself (the installed package).
     extra_trees: tuple[str, ...] = ()
+    # Files that decide what runs as the gate: its command, the Python that
+    # runs it and what that Python loads first (`*.pth`, `sitecustomize.py`).
+    code_files: tuple[str, ...] = ()
     approval_port: int | None = None
     approval_socket: str | None = None
     gateway_names: tuple[str, ...] = ("redline", "hermes")
@@ -252,6 +255,10 @@ def build_table(places: Places) -> tuple[Protected, ...]:
             Protected(K, _place(p, home), "the gate's own code", tree=True)
             for p in places.extra_trees
         ),
+        *(
+            Protected(K, _place(p, home), "what starts the gate (its command or its Python)")
+            for p in places.code_files
+        ),
         Protected(S, f"{hermes}/scripts", "a script that scheduled jobs run", tree=True),
         Protected(S, "/var/spool/cron", "a scheduled job", tree=True),
         Protected(S, "/etc/crontab", "a scheduled job"),
@@ -278,7 +285,13 @@ def _agent_hooks(claude: str, codex: str) -> tuple[Protected, ...]:
         Protected(K, f"{claude}/plugins", "Claude Code's plugins and their hooks", tree=True),
         Protected(K, f"{claude}/settings*.json", cc, samples=(f"{claude}/settings.json",)),
         Protected(K, "~/.claude.json", "Claude Code's own config"),
-        Protected(K, ".claude/settings*.json", cc, suffix=True),
+        Protected(
+            K,
+            ".claude/settings*.json",
+            cc,
+            suffix=True,
+            samples=("/.claude/settings.json", "/.claude/settings.local.json"),
+        ),
         Protected(K, "hooks/hooks.json", "a plugin's hooks", suffix=True),
         Protected(K, "/etc/claude-code", "Claude Code's managed settings", tree=True),
         Protected(

@@ -65,9 +65,9 @@ def script_run(inv: Invocation) -> RunScript | None:
     name, values = inv.name, inv.values
     if name in SHELLS:
         mode, k = shell_options(values)
-        if mode == "c" or k >= len(values):
+        if mode == "c":
             return None
-        return _named(values[k], by_shell=True)
+        return _named(values[k], by_shell=True) if k < len(values) else _stdin_file(inv, True)
     if name in SOURCE:
         operands = inv.options.operands
         return _named(operands[0].value, by_shell=True) if operands else None
@@ -87,6 +87,14 @@ def script_run(inv: Invocation) -> RunScript | None:
         if value[1:2] in takes and len(value) == 2:
             k += 1
         k += 1
+    return _stdin_file(inv, False)
+
+
+def _stdin_file(inv: Invocation, by_shell: bool) -> RunScript | None:
+    """`sh < FILE`, `python3 < FILE`: the script is the file on stdin."""
+    for redirect in inv.redirects:
+        if redirect.op == "<" and redirect.fd in (None, 0) and redirect.target is not None:
+            return _named(redirect.target.value, by_shell)
     return None
 
 

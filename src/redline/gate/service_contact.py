@@ -188,6 +188,20 @@ def _is_ipv6ish(word: str) -> bool:
     return all(c in "0123456789abcdefABCDEF:.%" for c in word) and word.count(":") >= 2
 
 
+_PROXY = lazy_regex(r"(?i)\b(?:https?|all|ftp|socks5?|no)_proxy\s*=\s*['\"]?([^\s'\";]+)")
+
+
+def proxy_reaches(text: str, ports: frozenset[int], names: frozenset[str]) -> str | None:
+    """A proxy set to the service (`http_proxy=http://127.0.0.1:8787 curl ...`):
+    every request then goes to it."""
+    for match in _PROXY.finditer(text):
+        value = match.group(1)
+        where = words_reach([value if "://" in value else "http://" + value], ports, names)
+        if where:
+            return f"a proxy of `{value}` sends requests to the approval service"
+    return None
+
+
 def code_reaches(code: str, ports: frozenset[int], names: frozenset[str]) -> str | None:
     """Code that connects to the service: a URL of it, `/dev/tcp`, or a
     host of this machine and a service port named in code that connects."""
@@ -218,7 +232,7 @@ def may_name_port(inv: Invocation) -> bool:
         value = word.value
         if ":" in value or "/dev/" in value or _TWO_DIGITS.search(value):
             return True
-    return False
+    return bool(inv.appended_args and inv.stdin_text and ":" in inv.stdin_text)
 
 
 def contact_words(inv: Invocation, code: str | None) -> list[str]:
@@ -237,4 +251,6 @@ def contact_words(inv: Invocation, code: str | None) -> list[str]:
     if inv.name in ("ssh", "autossh"):
         rest = len(loopback.remote_command(inv))
         own = own[: len(own) - rest] if rest else own
+    if (inv.appended_args or inv.name == "xargs") and inv.stdin_text:
+        own += inv.stdin_text.split()  # `echo URL | xargs curl`
     return words + own
