@@ -41,7 +41,6 @@ from redline.shell import paths
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import inline_code
 from redline.shell.invocation import Invocation
-from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC
 
 CATEGORY = "never-run"
@@ -339,14 +338,16 @@ class Guard(NamedTuple):
             path = self.canon(operand_value(value), cwd, operand_value(raw.get(value, "")))
             if path is not None:
                 written.add(path)
-        trees: set[str] = set()
-        for tree in (*deleted_trees(inv, analysis), *find_changed_roots(inv)):
-            path = self.canon(tree, cwd)
-            if path is not None:
-                trees.add(path)
-        if inv.name == "mv":  # moving a directory away takes what is in it
+        # Trees deleted or moved away whole (not `find`'s roots: it filters).
+        canonical_trees = (self.canon(t, cwd) for t in deleted_trees(inv, analysis))
+        trees = {p for p in canonical_trees if p is not None}
+        if inv.name == "mv":
             trees.update(p for p in written if p not in ("~", "/"))
         written |= trees
+        for tree in find_changed_roots(inv):
+            path = self.canon(tree, cwd)
+            if path is not None:
+                written.add(path)
         for path in sorted(written):
             found = self._path_hit(path, True, span) or (
                 self._holds(path, span) if path in trees else None
@@ -373,22 +374,7 @@ class Guard(NamedTuple):
         return None
 
     def _socket_hit(self, inv: Invocation) -> RuleHit | None:
-        """A socket of the approval service inside an address word:
-        `UNIX-CONNECT:PATH`, `unix:PATH`, `--unix-socket=PATH`,
-        `http+unix://%2F...` (each a path the plain path checks miss)."""
-        for word in inv.argv[1:]:
-            value = word.value
-            if ":" not in value and "=" not in value and "%2" not in value.lower():
-                continue
-            text = value.replace("%2F", "/").replace("%2f", "/")
-            for piece in _ADDRESS_PARTS.split(text):
-                if ".sock/" in piece:  # the socket, then the URL's path
-                    piece = piece[: piece.index(".sock/") + 5]
-                path = self.canon(piece, inv.cwd, piece) if piece[:1] in "/~$" else None
-                entry = None if path is None else self.table.lookup(path, False)
-                if entry is not None and entry.kind is NeverRunKind.SELF_APPROVAL:
-                    return self.hit(entry.kind, inv.span, f"`{value}` is {entry.what}")
-        return None
+        return service_contact.socket_hit(self, inv)
 
     def _mention_hit(self, inv: Invocation, path: str, option: str, span: Span) -> RuleHit | None:
         name = inv.name
@@ -423,13 +409,7 @@ class Guard(NamedTuple):
 
     def contact_in_code(self, code: str, span: Span | None) -> Iterator[RuleHit]:
         """Code that drives the gate's own parts or talks to its service."""
-        if own_cli.code_drives_gate(code):
-            yield self.hit(NeverRunKind.SELF_APPROVAL, span, "the code drives the gate's own parts")
-            return
-        if _DIGITS.search(code) or "/dev/" in code or "://" in code:
-            where = service_contact.code_reaches(code, self.ports(), self.world.loopback_names())
-            if where:
-                yield self.hit(NeverRunKind.SELF_APPROVAL, span, where)
+        yield from service_contact.code_hits(self, code, span)
 
     def _paths_in(self, code: str) -> Iterator[str]:
         for match in _paths_in_code().finditer(code):
@@ -462,33 +442,14 @@ class Guard(NamedTuple):
                     return
 
     def url_hits(self, action: Action) -> Iterator[RuleHit]:
-        """A URL (fetched, browsed, or given to a tool nothing is known about)
-        that is the approval service on this machine."""
-        # A command line among them is judged as one (`shell_hits`).
-        texts = [
-            t
-            for t in (*action.urls, *action.texts)
-            if ("://" in t or "/dev/" in t) and t != action.command
-        ]
-        if not texts:
-            return
-        ports, names = self.ports(), self.world.loopback_names()
-        for text in texts:
-            where = service_contact.words_reach(text.split(), ports, names)
-            if where:
-                yield self.hit(NeverRunKind.SELF_APPROVAL, None, where)
-                return
+        """A URL (fetched, browsed, or given to an unknown tool) of the service."""
+        yield from service_contact.url_hits(self, action)
 
     def text_hits(self, action: Action) -> Iterator[RuleHit]:
         """A sub-agent's goal or a scheduled job's prompt that would change the
         gate or read credentials is refused here, before it is delegated."""
         for text in action.texts:
             yield from self.code_hits(text, None, prose=True)
-
-
-_DIGITS = lazy_regex(r"\d\d")
-# What separates a path from the rest of an address word (`UNIX-CONNECT:`, `,fork`).
-_ADDRESS_PARTS = lazy_regex(r"[:=,]|//(?=[~/])")
 
 
 @functools.lru_cache(maxsize=64)

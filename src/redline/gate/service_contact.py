@@ -20,13 +20,20 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Iterator
 
-from redline.gate import loopback
+from redline.decision import RuleHit, Span
+from redline.gate import loopback, own_cli
+from redline.gate.actions import Action
 from redline.gate.loopback import is_loopback
+from redline.gate.protected import NeverRunKind
 from redline.shell.carriers import carried_scripts
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC
 from redline.shell.wrappers import split_wrapper
+
+TYPE_CHECKING = False  # not `typing`'s: kept off the hook's start (ADR 0004)
+if TYPE_CHECKING:
+    from redline.gate.never_run import Guard
 
 _URL = lazy_regex(
     r"\b([a-z][a-z0-9+.-]*)://(?:[^/?#\s@'\"`]*@)?(\[[^\]\s]*\]|[^/?#:\s'\"`]*)"
@@ -188,6 +195,8 @@ def _is_ipv6ish(word: str) -> bool:
     return all(c in "0123456789abcdefABCDEF:.%" for c in word) and word.count(":") >= 2
 
 
+# What separates a socket's path from the rest of an address word (`UNIX-CONNECT:`, `,fork`).
+_ADDRESS_PARTS = lazy_regex(r"[:=,]|//(?=[~/])")
 _PROXY = lazy_regex(r"(?i)\b(?:https?|all|ftp|socks5?|no)_proxy\s*=\s*['\"]?([^\s'\";]+)")
 
 
@@ -254,3 +263,55 @@ def contact_words(inv: Invocation, code: str | None) -> list[str]:
     if (inv.appended_args or inv.name == "xargs") and inv.stdin_text:
         own += inv.stdin_text.split()  # `echo URL | xargs curl`
     return words + own
+
+
+# -- the guard's checks of the service ------------------------------------
+
+
+def socket_hit(guard: Guard, inv: Invocation) -> RuleHit | None:
+    """A socket of the approval service inside an address word:
+    `UNIX-CONNECT:PATH`, `unix:PATH`, `--unix-socket=PATH`,
+    `http+unix://%2F...` (each a path the plain path checks miss)."""
+    for word in inv.argv[1:]:
+        value = word.value
+        if ":" not in value and "=" not in value and "%2" not in value.lower():
+            continue
+        text = value.replace("%2F", "/").replace("%2f", "/")
+        for piece in _ADDRESS_PARTS.split(text):
+            if ".sock/" in piece:  # the socket, then the URL's path
+                piece = piece[: piece.index(".sock/") + 5]
+            path = guard.canon(piece, inv.cwd, piece) if piece[:1] in "/~$" else None
+            entry = None if path is None else guard.table.lookup(path, False)
+            if entry is not None and entry.kind is NeverRunKind.SELF_APPROVAL:
+                return guard.hit(entry.kind, inv.span, f"`{value}` is {entry.what}")
+    return None
+
+
+def code_hits(guard: Guard, code: str, span: Span | None) -> Iterator[RuleHit]:
+    """Code that drives the gate's own parts or talks to its service."""
+    if own_cli.code_drives_gate(code):
+        yield guard.hit(NeverRunKind.SELF_APPROVAL, span, "the code drives the gate's own parts")
+        return
+    if _TWO_DIGITS.search(code) or "/dev/" in code or "://" in code:
+        where = code_reaches(code, guard.ports(), guard.world.loopback_names())
+        if where:
+            yield guard.hit(NeverRunKind.SELF_APPROVAL, span, where)
+
+
+def url_hits(guard: Guard, action: Action) -> Iterator[RuleHit]:
+    """A URL (fetched, browsed, or given to a tool nothing is known about)
+    that is the approval service on this machine."""
+    # A command line among them is judged as one (`shell_hits`).
+    texts = [
+        t
+        for t in (*action.urls, *action.texts)
+        if ("://" in t or "/dev/" in t) and t != action.command
+    ]
+    if not texts:
+        return
+    ports, names = guard.ports(), guard.world.loopback_names()
+    for text in texts:
+        where = words_reach(text.split(), ports, names)
+        if where:
+            yield guard.hit(NeverRunKind.SELF_APPROVAL, None, where)
+            return
