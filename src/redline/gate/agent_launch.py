@@ -40,6 +40,9 @@ _INSTALLERS = {
     "hermes": frozenset({"plugins", "plugin", "hooks"}),
     "codex": frozenset({"plugin", "plugins", "hooks"}),
 }
+# `hermes config set approvals.mode off`: an agent's own CLI changing its settings.
+_CONFIG_COMMANDS = frozenset({"config", "settings"})
+_CONFIG_VERBS = frozenset({"set", "unset", "add", "remove", "rm", "edit", "reset", "delete"})
 _INSTALL_VERBS = frozenset({"install", "add", "enable", "link", "update", "new", "marketplace",
                             "trust", "approve", "allow"})  # fmt: skip
 # Package managers, and the verbs that change what is installed.
@@ -82,6 +85,8 @@ def leaves_gate_out(inv: Invocation, text: str) -> str | None:
     installer = bool(operands) and operands[0] in _INSTALLERS.get(name, ())
     if installer and set(operands[1:3]) & _INSTALL_VERBS:
         return f"`{name} {' '.join(operands[:2])}` installs what may carry hooks"
+    if operands[:1] and operands[0] in _CONFIG_COMMANDS and set(operands[1:2]) & _CONFIG_VERBS:
+        return f"`{name} {' '.join(operands[:2])}` changes the agent's own settings"
     for option in _SETTINGS_OPTIONS.get(name, ()):
         for value in values:
             if value == option or value.startswith(option + "="):

@@ -81,14 +81,8 @@ DEFAULT_PORT = 8787
 
 # Which kind a directory holding several protected things is reported as.
 _RANK = {kind: rank for rank, kind in enumerate(NeverRunKind)}
-_HOME_VARIABLES = (
-    "HERMES_HOME",
-    "REDLINE_HOME",
-    "CODEX_HOME",
-    "CLAUDE_CONFIG_DIR",
-    "GNUPGHOME",
-    "XDG_CONFIG_HOME",
-)
+_HOME_VARIABLES = ("HERMES_HOME", "REDLINE_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR",
+                   "GNUPGHOME", "XDG_CONFIG_HOME")  # fmt: skip
 
 
 # Compiled on first use: a plain command line names no variable path and
@@ -220,6 +214,7 @@ class Guard(NamedTuple):
         entry = self.table.lookup(path, write)
         if entry is not None:
             return self.hit(entry.kind, span, f"`{path}` is {entry.what}")
+
         if write and path in self.containers:
             held = sorted(self.table.matches(path + "/*", write), key=lambda e: _RANK[e.kind])
             if held:
@@ -302,6 +297,11 @@ class Guard(NamedTuple):
             )
             if where:
                 yield self.hit(NeverRunKind.GATE_CONFIG, span, where)
+        yield from script_judge.stored_hits(self, inv, span, depth)
+        if args is None and name not in service_contact.SHOWS_ONLY:
+            found = service_contact.looked_up_socket(self, inv, analysis)
+            if found is not None:
+                yield found
         if inv.name == "crontab" and installs_crontab(inv):
             yield self.hit(NeverRunKind.SCHEDULED_SCRIPT, span, "`crontab` installs jobs unchecked")
         if code:
@@ -343,6 +343,9 @@ class Guard(NamedTuple):
         trees = {p for p in canonical_trees if p is not None}
         if inv.name == "mv":
             trees.update(p for p in written if p not in ("~", "/"))
+        # What a copy into a directory puts there, as a whole tree.
+        into = (self.canon(p, cwd) for p in script_files.copied_into(inv))
+        trees.update(p for p in into if p is not None)
         written |= trees
         for tree in find_changed_roots(inv):
             path = self.canon(tree, cwd)
@@ -364,13 +367,18 @@ class Guard(NamedTuple):
         return None
 
     def _holds(self, tree: str, span: Span) -> RuleHit | None:
-        """A tree deleted or moved away that holds a protected path (`rm -rf
-        .venv` with the gate's code in it)."""
+        """A tree deleted, moved or copied over whole that holds a protected
+        path (`rm -rf .venv` with the gate's code in it; `cp -r x/.claude
+        /srv/app/`, an agent's settings folder)."""
         if tree in ("~", "/"):
             return None  # a hard line already
         for entry in self.table.entries:
             if not entry.suffix and entry.path.startswith(tree + "/"):
                 return self.hit(entry.kind, span, f"`{tree}` holds `{entry.path}`, {entry.what}")
+        name = tree.rsplit("/", 1)[-1]
+        for entry in self.table.anywhere:
+            if name.startswith(".") and entry.path.startswith(name + "/"):
+                return self.hit(entry.kind, span, f"`{tree}` holds {entry.what}")
         return None
 
     def _socket_hit(self, inv: Invocation) -> RuleHit | None:
@@ -440,6 +448,11 @@ class Guard(NamedTuple):
                 if found is not None:
                     yield found
                     return
+        # Given a path and a text, it may write the text there: judged as written.
+        named = [t for t in action.texts if t[:1] in ("/", "~") and not any(c.isspace() for c in t)]
+        for text in action.texts:
+            if named and text not in named and text != action.command and "\n" in text:
+                yield from self.content_hits(text, named[0], None)
 
     def url_hits(self, action: Action) -> Iterator[RuleHit]:
         """A URL (fetched, browsed, or given to an unknown tool) of the service."""

@@ -23,6 +23,7 @@ from redline.shell.carriers import (
     static_output,
 )
 from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC
 
 # The most of a script the gate reads from disk: enough for any real script;
@@ -49,6 +50,7 @@ def may_run_script(inv: Invocation) -> bool:
         bool(inv.argv and "/" in inv.argv[0].value)
         or name in _MAKES
         or name in _INSTRUCTION_OPTIONS
+        or name == "expect"
         or name in SHELLS
         or name in SOURCE
         or interpreter_family(name) is not None
@@ -163,7 +165,7 @@ def configures_hooks(text: str, path: str) -> bool:
     return any(word in lowered for word in _HOOK_WORDS)
 
 
-_COPIERS = frozenset({"cp", "ln", "install", "mv", "rsync"})
+COPIERS = frozenset({"cp", "ln", "install", "mv", "rsync"})
 
 
 def program_copies(analysis: Analysis) -> dict[str, str]:
@@ -172,7 +174,7 @@ def program_copies(analysis: Analysis) -> dict[str, str]:
     `/tmp/x approve 1` runs redline."""
     found: dict[str, str] = {}
     for inv in analysis.invocations:
-        if inv.name not in _COPIERS:
+        if inv.name not in COPIERS:
             continue
         operands = inv.options.operands
         if len(operands) < 2:
@@ -255,4 +257,36 @@ def recipes(text: str) -> str:
             lines.append(line.strip().lstrip("@-+").replace("$$", "$"))
         elif "$(shell " in line:
             lines.append(line.split("$(shell ", 1)[1].rsplit(")", 1)[0])
+    return "\n".join(lines)
+
+
+def copied_into(inv: Invocation) -> list[str]:
+    """Where a copy into a directory puts each source (`cp -r x/.claude
+    /srv/app/` writes `/srv/app/.claude`)."""
+    if inv.name not in COPIERS or inv.name == "ln":
+        return []
+    operands = [w.value for w in inv.options.operands]
+    if len(operands) < 2 or DYNAMIC in operands[-1]:
+        return []
+    target = operands[-1].rstrip("/")
+    return [f"{target}/{s.rstrip('/').rsplit('/', 1)[-1]}" for s in operands[:-1] if s.strip("/")]
+
+
+_SPAWN = lazy_regex(r"\bspawn\s+([^;\n\]]+)")
+_NOTEBOOK_SHELL = lazy_regex(r"""(?:^|["\n])[ \t]*!([^"\n\\]+)""")
+
+
+def spawned(inv: Invocation) -> list[str]:
+    """What `expect` spawns (`expect -c 'spawn redline approve 1'`), as shell text."""
+    if inv.name != "expect":
+        return []
+    return [m.group(1).strip() for v in inv.values for m in _SPAWN.finditer(v)]
+
+
+def notebook_shell(text: str) -> str:
+    """The shell a notebook cell runs: `!CMD` lines and `%%bash`/`%%sh` cells."""
+    lines = [m.group(1) for m in _NOTEBOOK_SHELL.finditer(text)]
+    head, _, rest = text.lstrip().partition("\n")
+    if head.strip() in ("%%bash", "%%sh", "%%script bash", "%%script sh"):
+        lines.append(rest)
     return "\n".join(lines)

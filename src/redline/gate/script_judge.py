@@ -45,8 +45,11 @@ def content_hits(
         )
         return
     makefile = script_files.is_makefile(path)
-    if makefile or script_files.is_shell_text(text, path):
-        shell = script_files.recipes(text) if makefile else text
+    notebook = lowered.endswith(".ipynb")
+    if makefile or notebook or script_files.is_shell_text(text, path):
+        shell = text
+        if makefile or notebook:
+            shell = script_files.recipes(text) if makefile else script_files.notebook_shell(text)
         for found in guard.shell_hits(analyze(shell[: script_files.MAX_SCRIPT]), depth + 1):
             yield inside(found, path, span)
             return
@@ -60,6 +63,10 @@ def content_hits(
 
 def script_hits(guard: Guard, inv: Invocation, span: Span, depth: int) -> Iterator[RuleHit]:
     """A script on disk that the invocation runs, read and judged."""
+    for spawn in script_files.spawned(inv):
+        for found in guard.shell_hits(analyze(spawn, inv.cwd), depth + 1):
+            yield inside(found, "expect's spawn", span)
+            return
     makefiles = script_files.make_files(inv)
     if makefiles is not None:
         yield from _make_hits(guard, inv, makefiles, span, depth)
@@ -90,6 +97,17 @@ def script_hits(guard: Guard, inv: Invocation, span: Span, depth: int) -> Iterat
     for found in guard.code_hits(text, span):
         yield inside(found, run.path, span)
         return
+
+
+def stored_hits(guard: Guard, inv: Invocation, span: Span, depth: int) -> Iterator[RuleHit]:
+    """A shell command stored to run later: `git config alias.x '!CMD'`."""
+    if inv.name != "git" or "config" not in inv.values or depth >= MAX_SCRIPT_DEPTH:
+        return
+    for value in inv.values:
+        if value.startswith("!"):
+            for found in guard.shell_hits(analyze(value[1:], inv.cwd), depth + 1):
+                yield inside(found, "a git alias", span)
+                return
 
 
 def _make_hits(

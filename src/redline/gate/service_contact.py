@@ -25,6 +25,7 @@ from redline.gate import loopback, own_cli
 from redline.gate.actions import Action
 from redline.gate.loopback import is_loopback
 from redline.gate.protected import NeverRunKind
+from redline.shell.analysis import Analysis
 from redline.shell.carriers import carried_scripts
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
@@ -315,3 +316,25 @@ def url_hits(guard: Guard, action: Action) -> Iterator[RuleHit]:
         if where:
             yield guard.hit(NeverRunKind.SELF_APPROVAL, None, where)
             return
+
+
+def looked_up_socket(guard: Guard, inv: Invocation, analysis: Analysis) -> RuleHit | None:
+    """A program given a word computed by a lookup of a socket in the gate's
+    home (`nc -U "$(find ~/.redline -name owner.sock)"`): it may be one of
+    the service's."""
+    if not any(DYNAMIC in w.value for w in inv.argv[1:]):
+        return None
+    home = guard.canon(guard.places.redline_home) or "~/.redline"
+    for child in analysis.children(inv):
+        values = [w.value for w in child.argv[1:]]
+        if not any(v.endswith((".sock", ".sock'", "*")) or v in _SOCKET_NAMES for v in values):
+            continue
+        for word in child.argv[1:]:
+            path = guard.canon(word.value, child.cwd, word.raw)
+            if path and (path == home or path.startswith(home + "/")):
+                where = f"`{child.name} {word.value}` looks up a socket of the approval service"
+                return guard.hit(NeverRunKind.SELF_APPROVAL, inv.span, where)
+    return None
+
+
+_SOCKET_NAMES = frozenset({"owner.sock", "hook.sock", "relay-http.sock", "relay-hook.sock"})
