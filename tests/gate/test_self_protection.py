@@ -38,6 +38,10 @@ SCRIPTS = {
     "/srv/app/scripts/fine.py": "print('hello')\n",
     "/srv/app/scripts/curlrc": 'url = "http://127.0.0.1:8787/api/held/1/approve"\n',
     "/srv/app/scripts/Makefile": "all:\n\t@redline approve 1\n",
+    # A settings file the owner gave `claude --settings`: it wires the gate in.
+    "/srv/app/ci-settings.json": '{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", '
+    '"command": "/srv/app/.venv/bin/redline hook claude-code"}]}]}}\n',
+    "/srv/app/package.json": '{"name": "app", "scripts": {"test": "pytest"}}\n',
 }
 
 

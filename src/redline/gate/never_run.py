@@ -33,7 +33,14 @@ from redline.gate.operands import (
     operand_value,
     shows_nothing,
 )
-from redline.gate.protected import NeverRunKind, Places, Table, build_table, canonical
+from redline.gate.protected import (
+    DESCRIPTIONS,
+    NeverRunKind,
+    Places,
+    Table,
+    build_table,
+    canonical,
+)
 from redline.gate.protected import containers as container_dirs
 from redline.gate.world import NOWHERE, World
 from redline.rules.targets import deleted_trees, written_files
@@ -45,37 +52,6 @@ from redline.shell.model import DYNAMIC
 
 CATEGORY = "never-run"
 
-DESCRIPTIONS: dict[NeverRunKind, tuple[str, str]] = {
-    NeverRunKind.GATE_CONFIG: (
-        "never runs: changing the gate itself (its config, hooks, policy or allowlists)",
-        "leave the gate's config, hooks and allowlists to the owner; ask them to make the change",
-    ),
-    NeverRunKind.SCHEDULED_SCRIPT: (
-        "never runs: changing a scheduled job's script outside the gate",
-        "create or change the job through `cronjob_manage`, or ask the owner",
-    ),
-    NeverRunKind.APPROVAL_LOG: (
-        "never runs: touching the approval log",
-        "leave the approval log alone; ask the owner for what you need from it",
-    ),
-    NeverRunKind.CREDENTIALS: (
-        "never runs: reading or changing the owner's credentials",
-        "do not read or copy credentials; ask the owner to run what needs them",
-    ),
-    NeverRunKind.APPROVAL_LISTENER: (
-        "never runs: binding or listening on the approval service's port or socket",
-        "use another port or socket path",
-    ),
-    NeverRunKind.GATE_PROCESS: (
-        "never runs: killing, stopping, tracing or replacing the gate or the agent's gateway",
-        "leave the gate and the gateway running; ask the owner to restart them",
-    ),
-    NeverRunKind.SELF_APPROVAL: (
-        "never runs: answering held calls or talking to the approval service from the agent's side",
-        "only the owner answers held calls (terminal, web page, Telegram): wait for the answer, "
-        "or ask the owner; `redline check` says what the gate would do",
-    ),
-}
 # The approval service's port when the policy names none (`redline serve --http`'s default).
 DEFAULT_PORT = 8787
 
@@ -172,7 +148,11 @@ class Guard(NamedTuple):
         if not words:
             return False
         text = " ".join(words).lower()
-        return any(needle in text for needle in self.needles)
+        # A config file anywhere may be where an agent loads hooks from
+        # (`existing_config_hit` reads it when it is changed).
+        return any(needle in text for needle in self.needles) or any(
+            s in text for s in (".json", ".toml", ".yaml", ".yml")
+        )
 
     def canon(self, value: str, cwd: str | None = None, raw: str = "") -> str | None:
         """The canonical spelling of a path as the agent wrote it, if it can be known."""
@@ -231,6 +211,8 @@ class Guard(NamedTuple):
         for path in resolved:
             where = canonical(path, self.places.home)
             found = self._path_hit(where, write, None)
+            if found is None and write:
+                found = script_judge.existing_config_hit(self, path, None)
             if found is not None:
                 yield found
             elif write:
@@ -334,15 +316,18 @@ class Guard(NamedTuple):
         raw = {w.value: w.raw for w in inv.argv}
         raw.update((r.target.value, r.target.raw) for r in inv.redirects if r.target is not None)
         written: set[str] = set()
+        real: list[str] = []
         for value in (*written_files(inv), *extra_writes(inv)):
             path = self.canon(operand_value(value), cwd, operand_value(raw.get(value, "")))
             if path is not None:
                 written.add(path)
+                real.append(paths.normalize(operand_value(value), cwd) or "")
         # Trees deleted or moved away whole (not `find`'s roots: it filters).
         canonical_trees = (self.canon(t, cwd) for t in deleted_trees(inv, analysis))
         trees = {p for p in canonical_trees if p is not None}
-        if inv.name == "mv":
-            trees.update(p for p in written if p not in ("~", "/"))
+        if inv.name == "mv":  # its sources go away whole
+            moved = (self.canon(w.value, cwd) for w in inv.options.operands[:-1])
+            trees.update(p for p in moved if p is not None)
         # What a copy into a directory puts there, as a whole tree.
         into = (self.canon(p, cwd) for p in script_files.copied_into(inv))
         trees.update(p for p in into if p is not None)
@@ -357,11 +342,18 @@ class Guard(NamedTuple):
             )
             if found is not None:
                 return found
+        for path in real:
+            found = script_judge.existing_config_hit(self, path, span)
+            if found is not None:
+                return found
         for word, option in mentions(inv):
             path = self.canon(operand_value(word.value), cwd, operand_value(word.raw))
             if path is None or path in written:
                 continue
             found = self._mention_hit(inv, path, option, span)
+            if found is None and inv.name not in READERS and inv.name not in LISTERS:
+                here = paths.normalize(operand_value(word.value), cwd) or ""
+                found = script_judge.existing_config_hit(self, here, span)
             if found is not None:
                 return found
         return None

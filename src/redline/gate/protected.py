@@ -26,6 +26,39 @@ class NeverRunKind(enum.StrEnum):
     SELF_APPROVAL = "self-approval"
 
 
+DESCRIPTIONS: dict[NeverRunKind, tuple[str, str]] = {
+    NeverRunKind.GATE_CONFIG: (
+        "never runs: changing the gate itself (its config, hooks, policy or allowlists)",
+        "leave the gate's config, hooks and allowlists to the owner; ask them to make the change",
+    ),
+    NeverRunKind.SCHEDULED_SCRIPT: (
+        "never runs: changing a scheduled job's script outside the gate",
+        "create or change the job through `cronjob_manage`, or ask the owner",
+    ),
+    NeverRunKind.APPROVAL_LOG: (
+        "never runs: touching the approval log",
+        "leave the approval log alone; ask the owner for what you need from it",
+    ),
+    NeverRunKind.CREDENTIALS: (
+        "never runs: reading or changing the owner's credentials",
+        "do not read or copy credentials; ask the owner to run what needs them",
+    ),
+    NeverRunKind.APPROVAL_LISTENER: (
+        "never runs: binding or listening on the approval service's port or socket",
+        "use another port or socket path",
+    ),
+    NeverRunKind.GATE_PROCESS: (
+        "never runs: killing, stopping, tracing or replacing the gate or the agent's gateway",
+        "leave the gate and the gateway running; ask the owner to restart them",
+    ),
+    NeverRunKind.SELF_APPROVAL: (
+        "never runs: answering held calls or talking to the approval service from the agent's side",
+        "only the owner answers held calls (terminal, web page, Telegram): wait for the answer, "
+        "or ask the owner; `redline check` says what the gate would do",
+    ),
+}
+
+
 class Places(NamedTuple):
     """Where the protected things live on this machine.
 

@@ -157,12 +157,17 @@ _HOOK_WORDS = (
 )  # fmt: skip
 
 
+def is_config(path: str) -> bool:
+    return path.lower().endswith(_CONFIG_SUFFIXES)
+
+
 def configures_hooks(text: str, path: str) -> bool:
-    """A config file's text that adds, changes or turns off an agent's hooks."""
-    if not path.lower().endswith(_CONFIG_SUFFIXES):
+    """A config file's text that adds, changes or turns off an agent's
+    hooks, or runs the gate's hook (`redline hook`)."""
+    if not is_config(path):
         return False
     lowered = text.lower()
-    return any(word in lowered for word in _HOOK_WORDS)
+    return any(word in lowered for word in _HOOK_WORDS) or "redline hook" in lowered
 
 
 COPIERS = frozenset({"cp", "ln", "install", "mv", "rsync"})
@@ -269,7 +274,10 @@ def copied_into(inv: Invocation) -> list[str]:
     if len(operands) < 2 or DYNAMIC in operands[-1]:
         return []
     target = operands[-1].rstrip("/")
-    return [f"{target}/{s.rstrip('/').rsplit('/', 1)[-1]}" for s in operands[:-1] if s.strip("/")]
+    found = [f"{target}/{s.rstrip('/').rsplit('/', 1)[-1]}" for s in operands[:-1] if s.strip("/")]
+    if target.rsplit("/", 1)[-1].startswith("."):
+        found.append(target)  # `cp -r x /srv/app/.claude` may create that folder
+    return found
 
 
 _SPAWN = lazy_regex(r"\bspawn\s+([^;\n\]]+)")

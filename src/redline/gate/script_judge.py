@@ -135,6 +135,21 @@ def _on_disk(guard: Guard, value: str, cwd: str | None) -> str | None:
     return guard.places.home.rstrip("/") + path[1:] if path.startswith("~") else path
 
 
+def existing_config_hit(guard: Guard, path: str, span: Span | None) -> RuleHit | None:
+    """A config file that, as it is on disk now, configures an agent's hooks
+    or wires the gate in (a `claude --settings FILE`, any place a host loads
+    hooks from): changing it changes the gate, wherever it lives."""
+    if not script_files.is_config(path):
+        return None
+    if path.startswith("~"):
+        path = guard.places.home.rstrip("/") + path[1:]
+    text = guard.world.read_script(path) if path.startswith("/") else None
+    if text and script_files.configures_hooks(text, path):
+        where = f"`{path}` configures an agent's hooks as it is"
+        return guard.hit(NeverRunKind.GATE_CONFIG, span, where)
+    return None
+
+
 def inside(found: RuleHit, path: str, span: Span | None) -> RuleHit:
     """A hit found in a script's text, told as the script's."""
     return found._replace(description=f"{found.description} (in `{path}`)", span=span)
