@@ -253,17 +253,19 @@ def judge_line(line: dict[str, Any]) -> Decision:
     return check_command(command, cwd=cwd, guard=_never_run_guard())
 
 
-_guards: list[Any] = []
+_guards: dict[tuple[str, ...], Any] = {}
+_GUARD_ENVIRON = ("HOME", "REDLINE_HOME", "HERMES_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR")
 
 
 def _never_run_guard() -> Any:
-    """The never-run checks, made once per run: a command line is judged
-    for them too, as the hooks judge it (without loading a policy)."""
-    if not _guards:
+    """The never-run checks for this environment, made once: a command line
+    is judged for them too, as the hooks judge it (without loading a policy)."""
+    key = tuple(os.environ.get(name, "") for name in _GUARD_ENVIRON)
+    if key not in _guards:
         from redline.machine import never_run_guard
 
-        _guards.append(never_run_guard())
-    return _guards[0]
+        _guards[key] = never_run_guard()
+    return _guards[key]
 
 
 def judge_tool_line(line: dict[str, Any], gate: Gate) -> Decision:
