@@ -12,6 +12,7 @@ import fnmatch
 from collections.abc import Iterator, Mapping
 
 from redline.fasttuple import NamedTuple
+from redline.gate.agent_places import BROWSER_PROFILES, BROWSER_SECRETS, HOOK_PLACES
 from redline.shell import paths
 from redline.shell.lazy_regex import lazy_regex
 
@@ -139,7 +140,7 @@ def _place(value: str, home: str) -> str:
 
 # What the gate keeps secret in its home, wherever in it: signing keys, the
 # hooks' token, pairing codes.
-_GATE_SECRETS = ("*.key", "*token*", "*secret*", "*pairing*", "*.pem", "*password*")
+_GATE_SECRETS = ("*.key", "*token*", "*secret*", "*pairing*", "*.pem", "*password*", "*credential*")
 
 
 def build_table(places: Places) -> tuple[Protected, ...]:
@@ -255,13 +256,23 @@ def build_table(places: Places) -> tuple[Protected, ...]:
         ),
         Protected(
             C,
+            service,
+            "a secret of the approval service (its key or the hooks' token)",
+            tree=True,
+            reads=True,
+            read_ok=("signing.pub", "serve.json"),
+            samples=(f"{service}/owner/signing.key",),
+        ),
+        Protected(
+            C,
             redline,
             "a secret of the gate (a key, a token or a pairing code)",
             tree=True,
             reads=True,
             only=_GATE_SECRETS,
-            samples=(f"{service}/owner/signing.key",),
+            samples=(f"{redline}/hook-token",),
         ),
+        *_browser_sessions(),
         Protected(
             L,
             redline,
@@ -308,40 +319,26 @@ def build_table(places: Places) -> tuple[Protected, ...]:
     return tuple(table)
 
 
+def _browser_sessions() -> tuple[Protected, ...]:
+    """The owner's browser sessions (the approval page's login among them)."""
+    return tuple(
+        Protected(NeverRunKind.CREDENTIALS, profile, "the owner's browser sessions", tree=True,
+                  reads=True, only=BROWSER_SECRETS, samples=(f"{profile}/default/cookies",))
+        for profile in BROWSER_PROFILES
+    )  # fmt: skip
+
+
 def _agent_hooks(claude: str, codex: str) -> tuple[Protected, ...]:
-    """What the agents load their hooks from: a hook added there runs after
-    redline's allow and may change the call (`updatedInput`)."""
-    K = NeverRunKind.GATE_CONFIG
-    cc, cx, gem = "Claude Code's settings", "the Codex config", "the Gemini CLI settings"
-    return (
-        Protected(K, f"{claude}/hooks", "Claude Code's hooks", tree=True),
-        Protected(K, f"{claude}/plugins", "Claude Code's plugins and their hooks", tree=True),
-        Protected(K, f"{claude}/settings*.json", cc, samples=(f"{claude}/settings.json",)),
-        Protected(K, "~/.claude.json", "Claude Code's own config"),
-        Protected(
-            K,
-            ".claude/settings*.json",
-            cc,
-            suffix=True,
-            samples=("/.claude/settings.json", "/.claude/settings.local.json"),
-        ),
-        Protected(K, "hooks/hooks.json", "a plugin's hooks", suffix=True),
-        Protected(K, "/etc/claude-code", "Claude Code's managed settings", tree=True),
-        Protected(
-            K,
-            "/library/application support/claudecode",
-            "Claude Code's managed settings",
-            tree=True,
-        ),
-        Protected(K, f"{codex}/config.toml", cx),
-        Protected(K, f"{codex}/hooks.json", "the Codex hooks"),
-        Protected(K, ".codex/config.toml", cx, suffix=True),
-        Protected(K, ".codex/hooks.json", "the Codex hooks", suffix=True),
-        Protected(K, "/etc/codex", "the Codex managed config", tree=True),
-        Protected(K, ".gemini/settings.json", gem, suffix=True),
-        Protected(K, "~/.gemini/extensions", "the Gemini CLI extensions", tree=True),
-        Protected(K, "/etc/gemini-cli", "the Gemini CLI system settings", tree=True),
-    )
+    """What the agents load their hooks from (`agent_places.HOOK_PLACES`)."""
+
+    def spell(text: str) -> str:
+        return text.replace("{claude}", claude).replace("{codex}", codex)
+
+    return tuple(
+        Protected(NeverRunKind.GATE_CONFIG, spell(p.path), p.what, tree=p.tree, suffix=p.suffix,
+                  samples=tuple(spell(x) for x in p.samples))
+        for p in HOOK_PLACES
+    )  # fmt: skip
 
 
 def _glob_could_name(pattern: str, concrete: str) -> bool:
