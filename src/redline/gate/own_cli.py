@@ -35,6 +35,7 @@ STARTS = frozenset({"serve"})
 # Options of a verb that take a value before its action (`log --store URL show`).
 _VALUED = frozenset({"--store"})
 _WORDS = lazy_regex(r"[a-z]+")
+_SPLIT = lazy_regex(r"[^\w./-]+")
 _HELP = frozenset({"-h", "--help", "--version", "-V"})
 # Modules that are the command line when run with `python -m`.
 _ENTRY_MODULES = frozenset({"redline", "redline.__main__", "redline.cli", "redline.cli.main"})
@@ -90,6 +91,11 @@ def redline_args(inv: Invocation, text: str = "") -> tuple[str, ...] | None:
     name, values = inv.name, inv.values
     if name == "redline" or name.endswith("/redline") or name in ("redline.exe", "redline-cli"):
         return values
+    if "redline" in name and inv.argv and inv.argv[0].raw.startswith("$"):
+        # A word split at run time (`IFS=,; x=redline,approve,1; $x`).
+        parts = _SPLIT.split(name)
+        if parts[0].rsplit("/", 1)[-1] == "redline":
+            return (*parts[1:], *values)
     if not name and inv.argv:
         raw = inv.argv[0].raw.lower()
         # A computed program that spells redline, or is given one of its answering verbs.
