@@ -111,6 +111,15 @@ class LocalWorld(World):
                 found[process.pid] = process
         return tuple(found.values())
 
+    def resolve(self, path: str) -> str | None:
+        # A link only matters when it leads elsewhere; one stat when it does not.
+        try:
+            if not os.path.lexists(path):
+                return None
+        except (OSError, ValueError):
+            return None
+        return os.path.realpath(path)
+
     def read_script(self, path: str) -> str | None:
         try:
             with open(path, "rb") as file:

@@ -47,7 +47,8 @@ SCRIPTS = {
 
 class Machine(World):
     """The service on 18999 too (its state file), process 4242 (group 4240),
-    the Hermes gateway 4300; the machine is also `devbox`."""
+    the Hermes gateway 4300; the machine is also `devbox`; `/tmp/h` links to
+    the owner's home."""
 
     def service_ports(self) -> frozenset[int]:
         return frozenset({18999})
@@ -65,6 +66,12 @@ class Machine(World):
 
     def read_script(self, path: str) -> str | None:
         return SCRIPTS.get(path)
+
+    def resolve(self, path: str) -> str | None:
+        # `/tmp/h` is a link to the owner's home (`ln -s ~ /tmp/h`, an earlier call).
+        if path == "/tmp/h" or path.startswith("/tmp/h/"):
+            return HOME + path[len("/tmp/h") :]
+        return None
 
 
 class Case:

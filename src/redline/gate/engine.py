@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from redline.decision import Decision, RuleHit, Severity, Verdict
 from redline.fasttuple import NamedTuple
-from redline.gate import shape
+from redline.gate import service_contact, shape
 from redline.gate.actions import Action, ActionKind, ToolCall
 from redline.gate.context import CallContext
 from redline.gate.effects import Facts, Subject, collect
@@ -147,7 +147,7 @@ def _never_run(
     if action.is_file_tool:
         found.extend(guard.file_hits(action, resolved))
     if action.kind in _URL_KINDS:
-        found.extend(guard.url_hits(action))
+        found.extend(service_contact.url_hits(guard, action))
     if action.kind in (ActionKind.MCP, ActionKind.UNKNOWN):
         found.extend(guard.argument_hits(action))
         if action.command:

@@ -93,6 +93,10 @@ def _prose_writes() -> re.Pattern[str]:
     )
 
 
+# System directories, where no link leads back into a home (not resolved).
+_NO_LINKS = ("/usr/", "/bin/", "/sbin/", "/lib", "/proc/", "/sys/", "/dev/", "/opt/", "/var/lib/")
+
+
 class Guard(NamedTuple):
     """The never-run checks for one machine's places."""
 
@@ -163,7 +167,17 @@ class Guard(NamedTuple):
         normal = paths.normalize(value, cwd)
         if normal is None or not normal.startswith(("/", "~")):
             return None
-        return canonical(normal, self.places.home)
+        return canonical(self._through_links(normal), self.places.home)
+
+    def _through_links(self, path: str) -> str:
+        """`path` with its directory's links followed (`ln -s ~ /tmp/h`: then
+        `/tmp/h/.ssh/id_rsa` is the owner's key); not its last component."""
+        if path.startswith("/") and not path.startswith(_NO_LINKS):
+            head, _, name = path.rpartition("/")
+            real = self.world.resolve(head) if head else None
+            if real and real != head:
+                return f"{real.rstrip('/')}/{name}"
+        return path
 
     def _expand(self, value: str, raw: str) -> str:
         """`$HERMES_HOME/x`, `${HOME}/x`; an unknown variable before `/...` is
@@ -209,7 +223,7 @@ class Guard(NamedTuple):
             return
         write = action.kind in (ActionKind.WRITE, ActionKind.PATCH)
         for path in resolved:
-            where = canonical(path, self.places.home)
+            where = canonical(self._through_links(path), self.places.home)
             found = self._path_hit(where, write, None)
             if found is None and write:
                 found = script_judge.existing_config_hit(self, path, None)
@@ -217,7 +231,7 @@ class Guard(NamedTuple):
                 yield found
             elif write:
                 for text in action.texts:
-                    yield from self.content_hits(text, path, None)
+                    yield from script_judge.content_hits(self, text, path, None)
 
     # -- shell ------------------------------------------------------------
 
@@ -255,7 +269,7 @@ class Guard(NamedTuple):
             if verdict is not None:
                 yield self.hit(verdict[0], span, verdict[1])
         if self.may_name(inv):
-            found = self._path_hits(inv, analysis) or self._socket_hit(inv)
+            found = self._path_hits(inv, analysis) or service_contact.socket_hit(self, inv)
             if found is not None:
                 yield found
         code = inline_code(inv)
@@ -301,15 +315,9 @@ class Guard(NamedTuple):
                 yield self.hit(kind, span, where)
         if inv.redirects or name == "tee":
             for path, text in script_files.written_texts(inv):
-                yield from self.content_hits(text, path, span, depth)
+                yield from script_judge.content_hits(self, text, path, span, depth)
         if depth < script_judge.MAX_SCRIPT_DEPTH and script_files.may_run_script(inv):
             yield from script_judge.script_hits(self, inv, span, depth)
-
-    def content_hits(
-        self, text: str, path: str, span: Span | None, depth: int = 0
-    ) -> Iterator[RuleHit]:
-        """Text written into a file (`script_files.content_hits`)."""
-        yield from script_judge.content_hits(self, text, path, span, depth)
 
     def _path_hits(self, inv: Invocation, analysis: Analysis) -> RuleHit | None:
         span, cwd = inv.span, inv.cwd
@@ -372,9 +380,6 @@ class Guard(NamedTuple):
             if name.startswith(".") and entry.path.startswith(name + "/"):
                 return self.hit(entry.kind, span, f"`{tree}` holds {entry.what}")
         return None
-
-    def _socket_hit(self, inv: Invocation) -> RuleHit | None:
-        return service_contact.socket_hit(self, inv)
 
     def _mention_hit(self, inv: Invocation, path: str, option: str, span: Span) -> RuleHit | None:
         name = inv.name
@@ -444,11 +449,7 @@ class Guard(NamedTuple):
         named = [t for t in action.texts if t[:1] in ("/", "~") and not any(c.isspace() for c in t)]
         for text in action.texts:
             if named and text not in named and text != action.command and "\n" in text:
-                yield from self.content_hits(text, named[0], None)
-
-    def url_hits(self, action: Action) -> Iterator[RuleHit]:
-        """A URL (fetched, browsed, or given to an unknown tool) of the service."""
-        yield from service_contact.url_hits(self, action)
+                yield from script_judge.content_hits(self, text, named[0], None)
 
     def text_hits(self, action: Action) -> Iterator[RuleHit]:
         """A sub-agent's goal or a scheduled job's prompt that would change the

@@ -40,6 +40,11 @@ class World:
         """The running processes of the gate and the agent's gateway."""
         return ()
 
+    def resolve(self, path: str) -> str | None:
+        """`path` (an absolute directory) with its symbolic links followed,
+        if it exists; `None` otherwise."""
+        return None
+
     def read_script(self, path: str) -> str | None:
         """The start of the file at `path` (absolute), if it is a readable
         regular file; `None` otherwise."""
