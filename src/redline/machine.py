@@ -25,6 +25,7 @@ from redline.gate.world import Process, World
 
 SERVICE_STATE = os.path.join("service", "serve.json")
 MAX_SCRIPT = 256 * 1024
+_O_PATH = getattr(os, "O_PATH", os.O_RDONLY)
 # How long a look at the service's state file is trusted (a long-lived gate
 # sees a service started later within this).
 _RECHECK_S = 1.0
@@ -112,13 +113,18 @@ class LocalWorld(World):
         return tuple(found.values())
 
     def resolve(self, path: str) -> str | None:
-        # A link only matters when it leads elsewhere; one stat when it does not.
+        # Linux: open the path itself and ask the kernel where it is (three
+        # calls); `realpath` elsewhere (one `lstat` per component).
         try:
-            if not os.path.lexists(path):
-                return None
+            fd = os.open(path, _O_PATH)
         except (OSError, ValueError):
             return None
-        return os.path.realpath(path)
+        try:
+            return os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            return os.path.realpath(path)
+        finally:
+            os.close(fd)
 
     def read_script(self, path: str) -> str | None:
         try:

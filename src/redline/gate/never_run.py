@@ -154,9 +154,9 @@ class Guard(NamedTuple):
         text = " ".join(words).lower()
         # A config file anywhere may be where an agent loads hooks from
         # (`existing_config_hit` reads it when it is changed).
-        return any(needle in text for needle in self.needles) or any(
-            s in text for s in (".json", ".toml", ".yaml", ".yml")
-        )
+        if ".json" in text or ".toml" in text or ".yaml" in text or ".yml" in text:
+            return True
+        return any(needle in text for needle in self.needles)
 
     def canon(self, value: str, cwd: str | None = None, raw: str = "") -> str | None:
         """The canonical spelling of a path as the agent wrote it, if it can be known."""
@@ -284,7 +284,7 @@ class Guard(NamedTuple):
             )
             if where:
                 yield self.hit(NeverRunKind.SELF_APPROVAL, span, where)
-        base = name.rsplit("/", 1)[-1]
+        base = name.rsplit("/", 1)[-1] if "/" in name else name
         if base in agent_launch.AGENTS or base in agent_launch.PACKAGERS:
             where = (
                 agent_launch.leaves_gate_out(inv, analysis.text)
@@ -293,8 +293,10 @@ class Guard(NamedTuple):
             )
             if where:
                 yield self.hit(NeverRunKind.GATE_CONFIG, span, where)
-        yield from script_judge.stored_hits(self, inv, span, depth)
-        if args is None and name not in service_contact.SHOWS_ONLY:
+        if name == "git":
+            yield from script_judge.stored_hits(self, inv, span, depth)
+        joined = " ".join(inv.values)
+        if DYNAMIC in joined and args is None and name not in service_contact.SHOWS_ONLY:
             found = service_contact.looked_up_socket(self, inv, analysis)
             if found is not None:
                 yield found
@@ -302,7 +304,7 @@ class Guard(NamedTuple):
             yield self.hit(NeverRunKind.SCHEDULED_SCRIPT, span, "`crontab` installs jobs unchecked")
         if code:
             yield from self.code_hits(code, span)
-        if any(v.startswith("/proc/") for v in inv.values) or any(
+        if "/proc/" in joined or any(
             r.target is not None and r.target.value.startswith("/proc/") for r in inv.redirects
         ):
             where = liveness.proc_hit(inv, analysis, self.places, self.world)
@@ -485,4 +487,7 @@ def _distinctive(path: str) -> tuple[str, ...]:
     else its last component."""
     parts = [p for p in path.split("/") if p not in ("", "~")]
     hidden = tuple(p for p in parts if p.startswith("."))
-    return hidden or tuple(parts[-1:])
+    if hidden or not parts:
+        return hidden
+    # In a home, its first directory (`library` of `~/Library/Cookies`).
+    return (parts[0],) if path.startswith("~/") else (parts[-1],)

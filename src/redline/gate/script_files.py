@@ -42,19 +42,17 @@ class RunScript(NamedTuple):
     shell: bool
 
 
+_INTERPRETER_HEADS = ("py", "pe", "ru", "no", "bu", "de", "ph", "lu", "rs", "os", "tc", "aw", "ga",
+                      "ma", "na", "js", "ir")  # fmt: skip
+
+
 def may_run_script(inv: Invocation) -> bool:
     """A cheap first test for `script_run`: a program named by a path, a
     shell, `source`, or an interpreter."""
     name = inv.name
-    return (
-        bool(inv.argv and "/" in inv.argv[0].value)
-        or name in _MAKES
-        or name in _INSTRUCTION_OPTIONS
-        or name == "expect"
-        or name in SHELLS
-        or name in SOURCE
-        or interpreter_family(name) is not None
-    )
+    if name in _RUNS_FILES or bool(inv.argv and "/" in inv.argv[0].value):
+        return True
+    return name.startswith(_INTERPRETER_HEADS) and interpreter_family(name) is not None
 
 
 def script_run(inv: Invocation) -> RunScript | None:
@@ -194,6 +192,8 @@ def program_copies(analysis: Analysis) -> dict[str, str]:
 
 
 _MAKES = frozenset({"make", "gmake", "bmake", "just"})
+_RUNS_FILES = frozenset({"make", "gmake", "bmake", "just", "curl", "wget", "aria2c", "expect",
+                         *SHELLS, *SOURCE})  # fmt: skip
 # Options by which a client reads its URLs or options from a file.
 _INSTRUCTION_OPTIONS = {
     "curl": ("-K", "--config"),

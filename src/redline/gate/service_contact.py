@@ -240,6 +240,8 @@ def may_name_port(inv: Invocation) -> bool:
     and host): most invocations name none and skip the service check."""
     for word in (*inv.argv[1:], *(r.target for r in inv.redirects if r.target is not None)):
         value = word.value
+        if value.isalpha():
+            continue
         if ":" in value or "/dev/" in value or _TWO_DIGITS.search(value):
             return True
     return bool(inv.appended_args and inv.stdin_text and ":" in inv.stdin_text)
