@@ -457,6 +457,10 @@ class Guard(NamedTuple):
         """A sub-agent's goal or a scheduled job's prompt that would change the
         gate or read credentials is refused here, before it is delegated."""
         for text in action.texts:
+            where = own_cli.prose_drives_gate(text)
+            if where:
+                yield self.hit(NeverRunKind.SELF_APPROVAL, None, where)
+                return
             yield from self.code_hits(text, None, prose=True)
 
 

@@ -15,6 +15,8 @@ show|verify|head|export`, `doctor`, `propose` (the owner still decides) and
 
 from __future__ import annotations
 
+import re
+
 from redline.gate.protected import NeverRunKind
 from redline.shell.carriers import interpreter_family
 from redline.shell.invocation import Invocation
@@ -197,3 +199,18 @@ def is_entry_script(text: str) -> bool:
     """A script on disk that starts redline's command line (pip's console
     script, a copy of it, or a wrapper running `python -m redline`)."""
     return "redline" in text and bool(_ENTRY_SCRIPT.search(text))
+
+
+_PROSE_VERBS = lazy_regex(
+    r"\bredline(?:\s+-\S+)*\s+(approve|reject|pending|pair|install|uninstall|serve|hook)\b",
+    re.IGNORECASE,
+)
+
+
+def prose_drives_gate(text: str) -> str | None:
+    """Instructions for a sub-agent or a scheduled job that run one of
+    redline's answering or wiring verbs (`run redline approve 3`)."""
+    if "redline" not in text.lower():
+        return None
+    match = _PROSE_VERBS.search(text)
+    return f"the instructions run `redline {match.group(1).lower()}`" if match else None
