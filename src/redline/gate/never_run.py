@@ -17,6 +17,7 @@ from redline.gate import (
     agent_launch,
     liveness,
     loopback,
+    needles,
     own_cli,
     script_files,
     script_judge,
@@ -128,13 +129,13 @@ class Guard(NamedTuple):
             part
             for e in table.entries
             if e.suffix or not any(e.path.startswith(r) for r in roots)
-            for part in _distinctive(e.path)
+            for part in needles.distinctive(e.path)
         }
         names.update(v.lower() for v in _HOME_VARIABLES)
         # A name that holds another is found by that one: keep the shorter.
         kept = sorted(n for n in names if not any(m != n and m in n for m in names))
-        needles = (*kept, "*", "?", "[", "{")
-        return cls(places, table, container_dirs(table), segments, needles, world)
+        found = (*kept, "*", "?", "[", "{")
+        return cls(places, table, container_dirs(table), segments, found, world)
 
     def ports(self) -> frozenset[int]:
         """The ports the approval service listens on: the policy's and the
@@ -144,7 +145,7 @@ class Guard(NamedTuple):
     def may_name(self, inv: Invocation) -> bool:
         """Could any word of the invocation (or its directory) name a
         protected path? Most cannot, and skip the path checks."""
-        if inv.cwd and _names_any(self.needles, inv.cwd.lower()):
+        if inv.cwd and needles.names_any(self.needles, inv.cwd.lower()):
             return True
         words = [w.value for w in inv.argv[1:]] + [w.raw for w in inv.argv[1:]]
         words += [r.target.raw for r in inv.redirects if r.target is not None]
@@ -426,7 +427,11 @@ class Guard(NamedTuple):
                 yield path
         lowered = code.lower()
         for sample, parts in self.segments:
-            if parts and parts[-1] in lowered and all(_has_segment(lowered, p) for p in parts):
+            if (
+                parts
+                and parts[-1] in lowered
+                and all(needles.has_segment(lowered, p) for p in parts)
+            ):
                 yield sample
 
     def argument_hits(self, action: Action) -> Iterator[RuleHit]:
@@ -462,36 +467,3 @@ class Guard(NamedTuple):
                 yield self.hit(NeverRunKind.SELF_APPROVAL, None, where)
                 return
             yield from self.code_hits(text, None, prose=True)
-
-
-@functools.lru_cache(maxsize=64)
-def _names_any(needles: tuple[str, ...], text: str) -> bool:
-    """Whether `text` holds a needle; cached, for the working directory every
-    invocation of a command shares."""
-    return any(needle in text for needle in needles)
-
-
-def _has_segment(text: str, part: str) -> bool:
-    """`part` appears as a whole path segment (`'.env'`, `/.env`), not inside
-    a word (`process.env`)."""
-    start = text.find(part)
-    while start != -1:
-        end = start + len(part)
-        before = text[start - 1] if start else " "
-        after = text[end] if end < len(text) else " "
-        if not (before.isalnum() or before in "._-") and not (after.isalnum() or after in "._-"):
-            return True
-        start = text.find(part, start + 1)
-    return False
-
-
-def _distinctive(path: str) -> tuple[str, ...]:
-    """The names any spelling of a path under `path` contains (or its
-    working directory does): its hidden directories (`.ssh`, `.hermes`),
-    else its last component."""
-    parts = [p for p in path.split("/") if p not in ("", "~")]
-    hidden = tuple(p for p in parts if p.startswith("."))
-    if hidden or not parts:
-        return hidden
-    # In a home, its first directory (`library` of `~/Library/Cookies`).
-    return (parts[0],) if path.startswith("~/") else (parts[-1],)
