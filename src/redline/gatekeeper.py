@@ -24,7 +24,9 @@ from redline.gate.memory import Outcome, fingerprint
 from redline.gate.never_run import Guard
 from redline.gate.protected import Places
 from redline.gate.sessions import Grant, Scope, SessionStore
+from redline.gate.world import World
 from redline.home import configured_policy
+from redline.machine import LocalWorld, code_files, package_tree
 from redline.policy.allowlist import FILE_NAME, Allowlist
 from redline.policy.load import PolicyError, default_policy_path, load_policy
 from redline.policy.model import Policy
@@ -46,13 +48,6 @@ def _stamp(path: str) -> tuple[int, int] | None:
     return (stat.st_mtime_ns, stat.st_size)
 
 
-def _package_tree() -> tuple[str, ...]:
-    """The installed package is part of the gate; a source checkout is not."""
-    here = os.path.dirname(os.path.realpath(__file__))
-    parts = here.split(os.sep)
-    return (here,) if {"site-packages", "dist-packages"} & set(parts) else ()
-
-
 class Gate:
     """Policy + allowlist + session state. Safe to share between threads."""
 
@@ -66,6 +61,8 @@ class Gate:
         allowlist_path: PathLike | None = None,
         cache_dir: PathLike | None = None,
         gateway_names: tuple[str, ...] = ("redline", "hermes"),
+        world: World | None = None,
+        agent_homes: Mapping[str, str] | None = None,
     ) -> None:
         self.policy_path = os.fspath(policy_path) if policy_path else default_policy_path()
         self._cache_dir = os.fspath(cache_dir) if cache_dir else None
@@ -81,6 +78,13 @@ class Gate:
         self._redline_home = os.fspath(redline_home) if redline_home else "~/.redline"
         self._hermes_home = os.fspath(hermes_home) if hermes_home else None
         self._gateway_names = gateway_names
+        self._agent_homes = dict(agent_homes or {})
+        if world is None:
+            gate_home = self._redline_home
+            if gate_home == "~" or gate_home.startswith("~/"):
+                gate_home = self._home.rstrip("/") + gate_home[1:]
+            world = LocalWorld(gate_home)
+        self._world = world
         if allowlist_path:
             self.allowlist = Allowlist(allowlist_path)
         elif policy_path:
@@ -103,12 +107,18 @@ class Gate:
         env = os.environ if environ is None else environ
         home = home_dir(env)
         hermes = env.get("HERMES_HOME", "").strip()
+        agent_homes = {
+            key: expand_user(env[var].strip(), env)
+            for key, var in (("codex_home", "CODEX_HOME"), ("claude_home", "CLAUDE_CONFIG_DIR"))
+            if env.get(var, "").strip()
+        }
         return cls(
             policy_path or configured_policy(env),
             home=user_home(env),
             redline_home=home,
             hermes_home=expand_user(hermes, env) if hermes else None,
             cache_dir=os.path.join(home, "cache"),
+            agent_homes=agent_homes,
         )
 
     def _build_guard(self, policy: Policy) -> Guard:
@@ -118,12 +128,15 @@ class Gate:
             hermes_home=self._hermes_home or policy.hermes_home or "~/.hermes",
             redline_home=self._redline_home,
             extra_config=(self.policy_path, self.allowlist.path, lock),
-            extra_trees=_package_tree(),
+            extra_trees=package_tree(),
+            code_files=code_files(),
             approval_port=policy.approval_port,
             approval_socket=policy.approval_socket,
             gateway_names=self._gateway_names,
+            codex_home=self._agent_homes.get("codex_home", "~/.codex"),
+            claude_home=self._agent_homes.get("claude_home", "~/.claude"),
         )
-        return Guard.build(places)
+        return Guard.build(places, self._world)
 
     @property
     def policy(self) -> Policy:

@@ -37,6 +37,18 @@ WRITE_PROTECTED = [
     (f"{H}/.codex/hooks.json", GATE_CONFIG),
     (f"{H}/.gemini/settings.json", GATE_CONFIG),
     ("/etc/cron.d/backup", SCHEDULED),
+    (f"{H}/.claude/settings.backup.json", GATE_CONFIG),
+    ("/srv/app/.claude/settings.local.json", GATE_CONFIG),
+    (f"{H}/.claude/plugins/evil/hooks/hooks.json", GATE_CONFIG),
+    (f"{H}/.claude/plugins/marketplaces/m/.claude-plugin/marketplace.json", GATE_CONFIG),
+    ("/srv/app/plugin/hooks/hooks.json", GATE_CONFIG),
+    ("/etc/claude-code/managed-settings.json", GATE_CONFIG),
+    ("/Library/Application Support/ClaudeCode/managed-settings.json", GATE_CONFIG),
+    (f"{H}/.claude.json", GATE_CONFIG),
+    ("/srv/app/.codex/hooks.json", GATE_CONFIG),
+    (f"{H}/.gemini/extensions/x/gemini-extension.json", GATE_CONFIG),
+    ("/etc/gemini-cli/settings.json", GATE_CONFIG),
+    (f"{H}/.hermes/plugins/evil/__init__.py", GATE_CONFIG),
 ]
 READ_PROTECTED = [
     (f"{H}/.ssh/id_ed25519", CREDENTIALS),
@@ -248,8 +260,8 @@ SHELL_FINE = [
     "pgrep -f hermes",
     "systemctl status hermes-gateway",
     "python3 -m http.server 8000",
-    "curl http://127.0.0.1:8787/health",
-    "nc 127.0.0.1 8787",
+    "curl http://127.0.0.1:3000/health",
+    "nc 127.0.0.1 5432",
 ]
 
 

@@ -4,6 +4,8 @@ $REDLINE_HOME           0700 (0710, group = the agent's group, with one)
     service/            0750, group = the agent's group (0700 without one)
       agent-group       0600: that group's id, with `--agent-group`
       hook.sock         0660: hooks connect here (owner and the agent's user)
+      serve.json        0600: the running service's PID and HTTP port, for the
+                        gate's never-run checks (`redline.machine`)
       signing.pub       0640 (0600 without an agent's group): the public key hooks pin
       owner/            0700: the owner only
         owner.sock      0600: `redline pending/approve/reject/pair`
@@ -58,6 +60,33 @@ class ServicePaths(NamedTuple):
         """Where workers pass on a request that came in on `listener`
         (`hook` or `http`): the service serves it as if it came in there."""
         return os.path.join(self.owner_dir, f"relay-{listener}.sock")
+
+    @property
+    def state_file(self) -> str:
+        return os.path.join(self.service_dir, "serve.json")
+
+    def write_state(self, pid: int, ports: list[int]) -> None:
+        """Say which process serves and on which HTTP ports: the gate then
+        knows them as the service's (never killed, never called by the agent)."""
+        import json
+
+        temporary = f"{self.state_file}.{pid}.tmp"
+        fd = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as file:
+            json.dump({"pid": pid, "ports": ports}, file)
+        os.replace(temporary, self.state_file)
+
+    def clear_state(self, pid: int) -> None:
+        """Remove the state file if it is still this process's."""
+        import json
+
+        try:
+            with open(self.state_file, encoding="utf-8") as file:
+                if json.load(file).get("pid") != pid:
+                    return
+            os.unlink(self.state_file)
+        except (OSError, ValueError, AttributeError):
+            pass
 
     @property
     def public_key(self) -> str:

@@ -125,7 +125,8 @@ def _run(args: Args) -> int:
         from redline.command import check_command
 
         line = {"command": args.command, "cwd": args.cwd}
-        text, decision = args.command, check_command(args.command, cwd=args.cwd)
+        guard = _never_run_guard()
+        text, decision = args.command, check_command(args.command, cwd=args.cwd, guard=guard)
     if log is not None:
         decision = log.record_once(line, decision)
     return _report(args, str(text), decision)
@@ -235,7 +236,22 @@ def judge_line(line: dict[str, Any]) -> Decision:
         raise ValueError('each line needs a string "command" or a "tool"')
     if cwd is not None and not isinstance(cwd, str):
         raise ValueError('"cwd" must be a string')
-    return check_command(command, cwd=cwd)
+    return check_command(command, cwd=cwd, guard=_never_run_guard())
+
+
+_guards: dict[tuple[str, ...], Any] = {}
+_GUARD_ENVIRON = ("HOME", "REDLINE_HOME", "HERMES_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR")
+
+
+def _never_run_guard() -> Any:
+    """The never-run checks for this environment, made once: a command line
+    is judged for them too, as the hooks judge it (without loading a policy)."""
+    key = tuple(os.environ.get(name, "") for name in _GUARD_ENVIRON)
+    if key not in _guards:
+        from redline.machine import never_run_guard
+
+        _guards[key] = never_run_guard()
+    return _guards[key]
 
 
 def judge_tool_line(line: dict[str, Any], gate: Gate) -> Decision:

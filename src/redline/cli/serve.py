@@ -243,7 +243,12 @@ def run(args: argparse.Namespace) -> int:
         + f"; key {signer.key_id}\n"
     )
     sys.stderr.flush()
-    server.run(sockets=sockets)
+    http_ports = [sockets[2].getsockname()[1]] if web else []
+    paths.write_state(os.getpid(), http_ports)
+    try:
+        server.run(sockets=sockets)
+    finally:
+        paths.clear_state(os.getpid())
     for path in (paths.hook_socket, paths.owner_socket, *relays.values()):
         if os.path.exists(path):
             os.unlink(path)

@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from redline.decision import Decision, RuleHit, Severity, Verdict
 from redline.fasttuple import NamedTuple
-from redline.gate import shape
+from redline.gate import service_contact, shape
 from redline.gate.actions import Action, ActionKind, ToolCall
 from redline.gate.context import CallContext
 from redline.gate.effects import Facts, Subject, collect
@@ -38,6 +38,10 @@ _BUILT_IN = {
     Severity.SENSITIVE: Verdict.ASK,
 }
 _TEXT_KINDS = frozenset({ActionKind.DELEGATE, ActionKind.SCHEDULE, ActionKind.SKILL})
+# Kinds whose URLs (or free texts) may reach the approval service.
+_URL_KINDS = frozenset(
+    {ActionKind.FETCH, ActionKind.BROWSE, ActionKind.MCP, ActionKind.UNKNOWN, ActionKind.DELEGATE}
+)
 
 
 class Evaluation(NamedTuple):
@@ -142,6 +146,8 @@ def _never_run(
         found.extend(guard.shell_hits(facts.analysis))
     if action.is_file_tool:
         found.extend(guard.file_hits(action, resolved))
+    if action.kind in _URL_KINDS:
+        found.extend(service_contact.url_hits(guard, action))
     if action.kind in (ActionKind.MCP, ActionKind.UNKNOWN):
         found.extend(guard.argument_hits(action))
         if action.command:

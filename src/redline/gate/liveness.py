@@ -3,16 +3,19 @@ socket, no killing or tracing the gate or the agent's gateway (F-GATE-3)."""
 
 from __future__ import annotations
 
+import fnmatch
 import functools
 import re
 from collections.abc import Iterator
 
-from redline.gate import loopback
+from redline.gate import processes
 from redline.gate.protected import NeverRunKind, Places
+from redline.gate.world import World
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import interpreter_family
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
+from redline.shell.model import DYNAMIC
 
 _LISTENERS = frozenset(
     {
@@ -32,7 +35,6 @@ _LISTENERS = frozenset(
         "mitmproxy",
         "mitmdump",
         "ncat",
-        "redline",
         "waitress-serve",
         "live-server",
         "static-web-server",
@@ -92,6 +94,16 @@ _SERVICE_VERBS = frozenset(
         "bootout",
         "remove",
         "freeze",
+        "edit",
+        "set-property",
+        "revert",
+        "link",
+        "reenable",
+        "preset",
+        "isolate",
+        "disable-now",
+        "down",
+        "exit",
     }
 )
 _CODE_LISTEN = lazy_regex(
@@ -127,6 +139,15 @@ def listening(inv: Invocation) -> bool:
     return bool(inv.options.long & _LISTEN_OPTIONS)
 
 
+def _gate_names(places: Places) -> tuple[str, ...]:
+    """The gate's and the gateway's names, and the gate's home (a PID read
+    from a file there is the gate's)."""
+    home = places.redline_home
+    if home == "~" or home.startswith("~/"):
+        home = places.home.rstrip("/") + home[1:]
+    return (*places.gateway_names, home.rstrip("/"))
+
+
 def _port_token(port: int) -> re.Pattern[str]:
     return re.compile(rf"(?<![\d.]){port}(?!\d)")
 
@@ -147,52 +168,124 @@ def listener_hits(inv: Invocation, places: Places, code: str | None) -> Iterator
 
 
 _SERVICE_MANAGERS = ("systemctl", "service", "launchctl", "rc-service", "sv")
+_PACKAGE_RUNNERS = frozenset({"npx", "pnpx", "bunx", "yarn", "pnpm", "dlx"})
+_SESSION_KILLERS = frozenset({"terminate-user", "kill-user", "terminate-session", "kill-session"})
 # Every program `process_hits` looks at.
-_SIGNALLERS = frozenset({*_KILLERS, *_TRACERS, "kill", *_SERVICE_MANAGERS, "hermes"})
+SIGNALLERS = frozenset(
+    {*_KILLERS, *_TRACERS, "kill", *_SERVICE_MANAGERS, "hermes", "fuser", "kill-port",
+     "loginctl", "reptyr", "criu", "eu-stack", "gstack", *_PACKAGE_RUNNERS}
+)  # fmt: skip
+# Options by which a tracer attaches to a running process.
+_ATTACH_OPTIONS = frozenset({"-p", "--pid", "--attach", "--attach-pid", "--attach-name"})
+_ATTACH_PREFIXES = ("--pid=", "--attach-pid=", "--attach-name=", "--attach=", "--tid=")
+# Tracers whose operand is the PID they attach to.
+_PID_OPERAND = frozenset({"gcore", "pyrasite", "reptyr", "gstack", "pstack", "eu-stack"})
 
 
-def process_hits(inv: Invocation, analysis: Analysis, places: Places) -> Iterator[NeverRunKind]:
-    """Killing or tracing the gate or the gateway, by name or by a PID looked
-    up by name (`kill $(pgrep -f hermes)`, `pgrep redline | xargs kill`)."""
+def process_hits(
+    inv: Invocation, analysis: Analysis, places: Places, world: World, ports: frozenset[int]
+) -> Iterator[tuple[NeverRunKind, str]]:
+    """Killing, stopping or tracing the gate or the gateway: by name, by a
+    PID looked up by name or port (`kill $(pgrep -f hermes)`, `lsof -ti :8787 |
+    xargs kill`), by a PID that is the gate's, by its port (`fuser -k
+    8787/tcp`); attaching a tracer to any running process; stopping its unit."""
     name = inv.name
-    if name not in _SIGNALLERS:
+    if name not in SIGNALLERS:
         return  # most commands: the names pattern is not even compiled
-    names = _names_pattern(places.gateway_names)
+    names = _names_pattern(_gate_names(places))
     operands = [w.value for w in inv.options.operands]
-    if name in _KILLERS and any(names.search(v) for v in operands):
-        yield NeverRunKind.GATE_PROCESS
+    if name in _KILLERS:
+        hit = "" if any(names.search(v) for v in operands) else None
+        hit = hit if hit is not None else processes.killer_selects(inv, operands, world)
+        if hit is not None:
+            yield NeverRunKind.GATE_PROCESS, hit
         return
-    if name in ("kill", *_TRACERS) and _pid_looked_up(inv, analysis, names):
-        yield NeverRunKind.GATE_PROCESS
+    if name in ("kill", *_TRACERS):
+        hit = processes.pid_looked_up(inv, analysis, names, ports, world)
+        if hit is None and name == "kill":
+            hit = processes.kills_gate_pid(operands, world)
+        if hit is not None:
+            yield NeverRunKind.GATE_PROCESS, hit
+            return
+        if name == "kill":
+            return
+    if name in _TRACERS or name in ("reptyr", "criu", "eu-stack", "gstack"):
+        if any(names.search(v) for v in operands):
+            yield NeverRunKind.GATE_PROCESS, ""
+        elif _attaches(inv):
+            yield (
+                NeverRunKind.GATE_PROCESS,
+                (
+                    f"`{name}` attaches to a running process (the gate's may be it); "
+                    "run the program under it instead"
+                ),
+            )
         return
-    if name in _TRACERS and any(names.search(v) for v in operands):
-        yield NeverRunKind.GATE_PROCESS
+    if name == "fuser":
+        if inv.has_flag("k", ("kill",)) and _names_port(operands, ports):
+            yield (
+                NeverRunKind.GATE_PROCESS,
+                "`fuser -k` kills what holds the approval service's port",
+            )
         return
-    if (
-        name in _SERVICE_MANAGERS
-        and (set(v.lower() for v in operands) & _SERVICE_VERBS)
-        and any(names.search(v) for v in operands)
-    ):
-        yield NeverRunKind.GATE_PROCESS
+    if name == "kill-port" or (name in _PACKAGE_RUNNERS and operands[:1] == ["kill-port"]):
+        if _names_port(operands, ports):
+            yield NeverRunKind.GATE_PROCESS, "kills what holds the approval service's port"
         return
-    if (
-        name == "hermes"
-        and operands[:1] == ["gateway"]
-        and operands[1:2]
-        and (operands[1].lower() in _SERVICE_VERBS)
-    ):
-        yield NeverRunKind.GATE_PROCESS
-
-
-def _pid_looked_up(inv: Invocation, analysis: Analysis, names: re.Pattern[str]) -> bool:
-    sources = [*analysis.children(inv), *(analysis.invocations[k] for k in inv.upstream)]
-    if inv.remote:  # `ssh localhost kill $(pgrep x)`: the lookup runs here, under ssh
-        sources += [c for s in loopback.launchers(inv, analysis) for c in analysis.children(s)]
-    for source in sources:
-        if source.name in _PID_FINDERS and any(names.search(v) for v in source.values):
-            return True
-        if source.name == "cat" and any(
-            v.endswith(".pid") and names.search(v) for v in source.values
+    if name == "loginctl":
+        if set(v.lower() for v in operands) & _SESSION_KILLERS:
+            yield NeverRunKind.GATE_PROCESS, "ending the session kills the gate with it"
+        return
+    lowered = [v.lower() for v in operands]
+    stops = bool(set(lowered) & _SERVICE_VERBS)
+    if name in _SERVICE_MANAGERS and stops:
+        if any(names.search(v) or _unit_glob_names(v, places.gateway_names) for v in operands):
+            yield NeverRunKind.GATE_PROCESS, ""
+        elif any(DYNAMIC in v for v in operands) and processes.sources_name_gate(
+            inv, analysis, names
         ):
+            yield NeverRunKind.GATE_PROCESS, "the unit is computed from the gate's name"
+        return
+    if name == "hermes" and lowered[:1] == ["gateway"] and lowered[1:2] and stops:
+        yield NeverRunKind.GATE_PROCESS, ""
+
+
+def proc_hit(inv: Invocation, analysis: Analysis, places: Places, world: World) -> str | None:
+    """A process of the gate seen through `/proc/PID/...` (`processes.proc_hit`)."""
+    return processes.proc_hit(inv, analysis, _names_pattern(_gate_names(places)), world)
+
+
+def _attaches(inv: Invocation) -> bool:
+    """A tracer or debugger given a running process: `-p PID`, `--pid=PID`,
+    `attach PID` (gdb's command), `gcore PID`, `gdb PROGRAM PID`."""
+    name = inv.name
+    for k, value in enumerate(inv.values):
+        if value in _ATTACH_OPTIONS or value.startswith(_ATTACH_PREFIXES):
+            return True
+        if value.startswith("-p") and value[2:3].isdigit():
+            return True  # `strace -p1234`
+        if "attach" in value and name in ("gdb", "lldb"):
+            return True  # `gdb -ex 'attach 1234'`
+        if value.isdigit() and (name in _PID_OPERAND or (name == "gdb" and k > 0)):
+            return True
+        if (name, value) in (("criu", "dump"), ("perf", "-t"), ("perf", "--tid"), ("lldb", "-n"),
+                             ("frida", "-n")):  # fmt: skip
             return True
     return False
+
+
+def _names_port(operands: list[str], ports: frozenset[int]) -> bool:
+    for value in operands:
+        head = value.split("/", 1)[0].lstrip(":")
+        if head.isdigit() and int(head) in ports:
+            return True
+        if "$" in value or DYNAMIC in value:
+            return True
+    return False
+
+
+def _unit_glob_names(value: str, names: tuple[str, ...]) -> bool:
+    """`systemctl stop 'red*'`: a unit glob that could name the gate's unit."""
+    if not any(c in value for c in "*?["):
+        return False
+    return any(fnmatch.fnmatchcase(f"{n}.service", value.lower()) for n in names if n)

@@ -36,18 +36,64 @@ def ssh_host(inv: Invocation) -> str | None:
     return host
 
 
-def is_loopback(host: str | None) -> bool:
+def remote_command(inv: Invocation) -> tuple[str, ...]:
+    """The words after an `ssh` invocation's host: its remote command."""
+    rest = argv.parse(inv.values, _VALUED, (), stop_at_operand=True).rest
+    return tuple(rest[1:])
+
+
+def is_loopback(host: str | None, names: frozenset[str] = frozenset()) -> bool:
+    """`host` is this machine: a loopback or unspecified address in any
+    spelling the resolver accepts (`127.1`, `2130706433`, `0x7f000001`,
+    `[::1]`, `::ffff:127.0.0.1`), `localhost` (and `*.localhost`), or one of
+    `names` (the machine's own names)."""
     if not host:
         return False
-    host = host.lower().rstrip(".")
-    if host in _LOOPBACK_NAMES:
+    host = host.lower().strip("[]").rstrip(".")
+    if host in _LOOPBACK_NAMES or host in names or host.endswith(".localhost"):
         return True
+    if host[:1].isdigit():
+        value = ipv4_value(host)
+        if value is not None:
+            return value >> 24 == 127 or value == 0
+    if ":" not in host:
+        return False
     import ipaddress  # here, not at the top: most calls name no address (~2 ms to import)
 
     try:
-        return ipaddress.ip_address(host).is_loopback
+        address = ipaddress.IPv6Address(host.split("%", 1)[0])
     except ValueError:
         return False
+    mapped = address.ipv4_mapped
+    if mapped is not None:
+        return mapped.is_loopback or mapped.is_unspecified
+    return address.is_loopback or address.is_unspecified
+
+
+def ipv4_value(text: str) -> int | None:
+    """An IPv4 address as `inet_aton` reads it: one to four parts, each
+    decimal, octal (`0177`) or hex (`0x7f`), the last filling the rest."""
+    parts = text.split(".")
+    if not 1 <= len(parts) <= 4:
+        return None
+    numbers: list[int] = []
+    for part in parts:
+        try:
+            if part[:2] in ("0x", "0X"):
+                numbers.append(int(part[2:] or "0", 16))
+            elif len(part) > 1 and part[0] == "0":
+                numbers.append(int(part[1:], 8))
+            else:
+                numbers.append(int(part, 10))
+        except ValueError:
+            return None
+    *head, last = numbers
+    if any(n > 255 for n in head) or last >= 1 << (8 * (4 - len(head))):
+        return None
+    value = 0
+    for n in head:
+        value = value << 8 | n
+    return value << (8 * (4 - len(head))) | last
 
 
 def launchers(inv: Invocation, analysis: Analysis) -> tuple[Invocation, ...]:

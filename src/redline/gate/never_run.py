@@ -13,7 +13,16 @@ from collections.abc import Iterator
 
 from redline.decision import RuleHit, Severity, Span
 from redline.fasttuple import NamedTuple
-from redline.gate import liveness, loopback
+from redline.gate import (
+    agent_launch,
+    liveness,
+    loopback,
+    needles,
+    own_cli,
+    script_files,
+    script_judge,
+    service_contact,
+)
 from redline.gate.actions import Action, ActionKind
 from redline.gate.operands import (
     LISTERS,
@@ -25,8 +34,16 @@ from redline.gate.operands import (
     operand_value,
     shows_nothing,
 )
-from redline.gate.protected import NeverRunKind, Places, Table, build_table, canonical
+from redline.gate.protected import (
+    DESCRIPTIONS,
+    NeverRunKind,
+    Places,
+    Table,
+    build_table,
+    canonical,
+)
 from redline.gate.protected import containers as container_dirs
+from redline.gate.world import NOWHERE, World
 from redline.rules.targets import deleted_trees, written_files
 from redline.shell import paths
 from redline.shell.analysis import Analysis
@@ -36,59 +53,13 @@ from redline.shell.model import DYNAMIC
 
 CATEGORY = "never-run"
 
-DESCRIPTIONS: dict[NeverRunKind, tuple[str, str]] = {
-    NeverRunKind.GATE_CONFIG: (
-        "never runs: changing the gate itself (its config, hooks, policy or allowlists)",
-        "leave the gate's config, hooks and allowlists to the owner; ask them to make the change",
-    ),
-    NeverRunKind.SCHEDULED_SCRIPT: (
-        "never runs: changing a scheduled job's script outside the gate",
-        "create or change the job through `cronjob_manage`, or ask the owner",
-    ),
-    NeverRunKind.APPROVAL_LOG: (
-        "never runs: touching the approval log",
-        "leave the approval log alone; ask the owner for what you need from it",
-    ),
-    NeverRunKind.CREDENTIALS: (
-        "never runs: reading or changing the owner's credentials",
-        "do not read or copy credentials; ask the owner to run what needs them",
-    ),
-    NeverRunKind.APPROVAL_LISTENER: (
-        "never runs: binding or listening on the approval service's port or socket",
-        "use another port or socket path",
-    ),
-    NeverRunKind.GATE_PROCESS: (
-        "never runs: killing or tracing the gate or the agent's gateway",
-        "leave the gate and the gateway running; ask the owner to restart them",
-    ),
-}
+# The approval service's port when the policy names none (`redline serve --http`'s default).
+DEFAULT_PORT = 8787
 
 # Which kind a directory holding several protected things is reported as.
 _RANK = {kind: rank for rank, kind in enumerate(NeverRunKind)}
-_SCRIPT_SUFFIXES = (
-    ".sh",
-    ".bash",
-    ".zsh",
-    ".py",
-    ".pl",
-    ".rb",
-    ".js",
-    ".mjs",
-    ".ts",
-    ".php",
-    ".lua",
-    ".ps1",
-    ".fish",
-    ".command",
-)
-_HOME_VARIABLES = (
-    "HERMES_HOME",
-    "REDLINE_HOME",
-    "CODEX_HOME",
-    "CLAUDE_CONFIG_DIR",
-    "GNUPGHOME",
-    "XDG_CONFIG_HOME",
-)
+_HOME_VARIABLES = ("HERMES_HOME", "REDLINE_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR",
+                   "GNUPGHOME", "XDG_CONFIG_HOME")  # fmt: skip
 
 
 # Compiled on first use: a plain command line names no variable path and
@@ -123,6 +94,10 @@ def _prose_writes() -> re.Pattern[str]:
     )
 
 
+# System directories, where no link leads back into a home (not resolved).
+_NO_LINKS = ("/usr/", "/bin/", "/sbin/", "/lib", "/proc/", "/sys/", "/dev/", "/opt/", "/var/lib/")
+
+
 class Guard(NamedTuple):
     """The never-run checks for one machine's places."""
 
@@ -137,28 +112,51 @@ class Guard(NamedTuple):
     # character counts too). Plain substrings, not one big alternation: that
     # pattern cost about 1 ms to compile in every hook process.
     needles: tuple[str, ...]
+    world: World = NOWHERE
 
     @classmethod
-    def build(cls, places: Places) -> "Guard":
+    def build(cls, places: Places, world: World = NOWHERE) -> "Guard":
         table = Table.build(build_table(places))
         segments = tuple(
             (sample, tuple(p for p in sample.split("/") if p not in ("", "~")))
             for entry in table.entries
-            if not entry.suffix
-            for sample in entry.samples or (() if entry.tree else (entry.path,))
+            for sample in entry.samples
+            or (() if entry.tree or entry.suffix or paths.is_glob(entry.path) else (entry.path,))
         )
-        names = {part for e in table.entries for part in _distinctive(e.path)}
+        # An entry inside another's tree is named by that one's names.
+        roots = [e.path + "/" for e in table.entries if e.tree and not e.suffix]
+        names = {
+            part
+            for e in table.entries
+            if e.suffix or not any(e.path.startswith(r) for r in roots)
+            for part in needles.distinctive(e.path)
+        }
         names.update(v.lower() for v in _HOME_VARIABLES)
-        needles = (*sorted(names), "*", "?", "[", "{")
-        return cls(places, table, container_dirs(table), segments, needles)
+        # A name that holds another is found by that one: keep the shorter.
+        kept = sorted(n for n in names if not any(m != n and m in n for m in names))
+        found = (*kept, "*", "?", "[", "{")
+        return cls(places, table, container_dirs(table), segments, found, world)
+
+    def ports(self) -> frozenset[int]:
+        """The ports the approval service listens on: the policy's and the
+        running service's (asked of the world only when a call names a port)."""
+        return frozenset({self.places.approval_port or DEFAULT_PORT, *self.world.service_ports()})
 
     def may_name(self, inv: Invocation) -> bool:
         """Could any word of the invocation (or its directory) name a
         protected path? Most cannot, and skip the path checks."""
+        if inv.cwd and needles.names_any(self.needles, inv.cwd.lower()):
+            return True
         words = [w.value for w in inv.argv[1:]] + [w.raw for w in inv.argv[1:]]
         words += [r.target.raw for r in inv.redirects if r.target is not None]
         words += [r.target.value for r in inv.redirects if r.target is not None]
-        text = " ".join((*words, inv.cwd or "")).lower()
+        if not words:
+            return False
+        text = " ".join(words).lower()
+        # A config file anywhere may be where an agent loads hooks from
+        # (`existing_config_hit` reads it when it is changed).
+        if ".json" in text or ".toml" in text or ".yaml" in text or ".yml" in text:
+            return True
         return any(needle in text for needle in self.needles)
 
     def canon(self, value: str, cwd: str | None = None, raw: str = "") -> str | None:
@@ -170,7 +168,17 @@ class Guard(NamedTuple):
         normal = paths.normalize(value, cwd)
         if normal is None or not normal.startswith(("/", "~")):
             return None
-        return canonical(normal, self.places.home)
+        return canonical(self._through_links(normal), self.places.home)
+
+    def _through_links(self, path: str) -> str:
+        """`path` with its directory's links followed (`ln -s ~ /tmp/h`: then
+        `/tmp/h/.ssh/id_rsa` is the owner's key); not its last component."""
+        if path.startswith("/") and not path.startswith(_NO_LINKS):
+            head, _, name = path.rpartition("/")
+            real = self.world.resolve(head) if head else None
+            if real and real != head:
+                return f"{real.rstrip('/')}/{name}"
+        return path
 
     def _expand(self, value: str, raw: str) -> str:
         """`$HERMES_HOME/x`, `${HOME}/x`; an unknown variable before `/...` is
@@ -201,6 +209,7 @@ class Guard(NamedTuple):
         entry = self.table.lookup(path, write)
         if entry is not None:
             return self.hit(entry.kind, span, f"`{path}` is {entry.what}")
+
         if write and path in self.containers:
             held = sorted(self.table.matches(path + "/*", write), key=lambda e: _RANK[e.kind])
             if held:
@@ -215,57 +224,137 @@ class Guard(NamedTuple):
             return
         write = action.kind in (ActionKind.WRITE, ActionKind.PATCH)
         for path in resolved:
-            where = canonical(path, self.places.home)
+            where = canonical(self._through_links(path), self.places.home)
             found = self._path_hit(where, write, None)
+            if found is None and write:
+                found = script_judge.existing_config_hit(self, path, None)
             if found is not None:
                 yield found
-            elif write and where.endswith(_SCRIPT_SUFFIXES):
+            elif write:
                 for text in action.texts:
-                    yield from self.code_hits(text, None)
+                    yield from script_judge.content_hits(self, text, path, None)
 
     # -- shell ------------------------------------------------------------
 
-    def shell_hits(self, analysis: Analysis) -> Iterator[RuleHit]:
+    def shell_hits(self, analysis: Analysis, depth: int = 0) -> Iterator[RuleHit]:
+        if "proxy" in analysis.text.lower():
+            where = service_contact.proxy_reaches(
+                analysis.text, self.ports(), self.world.loopback_names()
+            )
+            if where:
+                yield self.hit(NeverRunKind.SELF_APPROVAL, None, where)
+        copies: dict[str, str] | None = None
         for inv in analysis.invocations:
             if inv.remote and not loopback.runs_here(inv, analysis):
                 continue
-            yield from self._invocation_hits(inv, analysis)
+            if inv.argv and "/" in inv.argv[0].value:
+                if copies is None:
+                    copies = script_files.program_copies(analysis)
+                source = copies.get(paths.normalize(inv.argv[0].value, inv.cwd) or "", "")
+                if "redline" in source.lower():
+                    verdict = own_cli.judge(inv.values, inv.appended_args)
+                    if verdict is not None:
+                        yield self.hit(verdict[0], inv.span, f"a copy of redline: {verdict[1]}")
+                        continue
+            for found in self._invocation_hits(inv, analysis, depth):
+                yield found
+                break
 
-    def _invocation_hits(self, inv: Invocation, analysis: Analysis) -> Iterator[RuleHit]:
-        span = inv.span
+    def _invocation_hits(
+        self, inv: Invocation, analysis: Analysis, depth: int
+    ) -> Iterator[RuleHit]:
+        span, name = inv.span, inv.name
+        args = own_cli.redline_args(inv, analysis.text) if own_cli.may_be_redline(name) else None
+        if args is not None:
+            verdict = own_cli.judge(args, inv.appended_args)
+            if verdict is not None:
+                yield self.hit(verdict[0], span, verdict[1])
         if self.may_name(inv):
-            found = self._path_hits(inv, analysis)
+            found = self._path_hits(inv, analysis) or service_contact.socket_hit(self, inv)
             if found is not None:
                 yield found
-                return
+        code = inline_code(inv)
+        for kind in liveness.listener_hits(inv, self.places, code):
+            yield self.hit(kind, span)
+        if args is None and service_contact.may_name_port(inv):
+            where = service_contact.words_reach(
+                service_contact.contact_words(inv, code),
+                self.ports(),
+                self.world.loopback_names(),
+                inv.name,
+            )
+            if where:
+                yield self.hit(NeverRunKind.SELF_APPROVAL, span, where)
+        base = name.rsplit("/", 1)[-1] if "/" in name else name
+        if base in agent_launch.AGENTS or base in agent_launch.PACKAGERS:
+            where = (
+                agent_launch.leaves_gate_out(inv, analysis.text)
+                if base in agent_launch.AGENTS
+                else agent_launch.changes_gate_package(inv)
+            )
+            if where:
+                yield self.hit(NeverRunKind.GATE_CONFIG, span, where)
+        if name == "git":
+            yield from script_judge.stored_hits(self, inv, span, depth)
+        joined = " ".join(inv.values)
+        if DYNAMIC in joined and args is None and name not in service_contact.SHOWS_ONLY:
+            found = service_contact.looked_up_socket(self, inv, analysis)
+            if found is not None:
+                yield found
         if inv.name == "crontab" and installs_crontab(inv):
             yield self.hit(NeverRunKind.SCHEDULED_SCRIPT, span, "`crontab` installs jobs unchecked")
-            return
-        code = inline_code(inv)
         if code:
             yield from self.code_hits(code, span)
-        for kind in (
-            *liveness.listener_hits(inv, self.places, code),
-            *liveness.process_hits(inv, analysis, self.places),
+        if "/proc/" in joined or any(
+            r.target is not None and r.target.value.startswith("/proc/") for r in inv.redirects
         ):
-            yield self.hit(kind, span)
-            return
+            where = liveness.proc_hit(inv, analysis, self.places, self.world)
+            if where:
+                yield self.hit(NeverRunKind.GATE_PROCESS, span, where)
+        if inv.name in liveness.SIGNALLERS:
+            for kind, where in liveness.process_hits(
+                inv, analysis, self.places, self.world, self.ports()
+            ):
+                yield self.hit(kind, span, where)
+        if inv.redirects or name == "tee":
+            for path, text in script_files.written_texts(inv):
+                yield from script_judge.content_hits(self, text, path, span, depth)
+        if depth < script_judge.MAX_SCRIPT_DEPTH and script_files.may_run_script(inv):
+            yield from script_judge.script_hits(self, inv, span, depth)
 
     def _path_hits(self, inv: Invocation, analysis: Analysis) -> RuleHit | None:
         span, cwd = inv.span, inv.cwd
         raw = {w.value: w.raw for w in inv.argv}
         raw.update((r.target.value, r.target.raw) for r in inv.redirects if r.target is not None)
         written: set[str] = set()
+        real: list[str] = []
         for value in (*written_files(inv), *extra_writes(inv)):
             path = self.canon(operand_value(value), cwd, operand_value(raw.get(value, "")))
             if path is not None:
                 written.add(path)
-        for tree in (*deleted_trees(inv, analysis), *find_changed_roots(inv)):
+                real.append(paths.normalize(operand_value(value), cwd) or "")
+        # Trees deleted or moved away whole (not `find`'s roots: it filters).
+        canonical_trees = (self.canon(t, cwd) for t in deleted_trees(inv, analysis))
+        trees = {p for p in canonical_trees if p is not None}
+        if inv.name == "mv":  # its sources go away whole
+            moved = (self.canon(w.value, cwd) for w in inv.options.operands[:-1])
+            trees.update(p for p in moved if p is not None)
+        # What a copy into a directory puts there, as a whole tree.
+        into = (self.canon(p, cwd) for p in script_files.copied_into(inv))
+        trees.update(p for p in into if p is not None)
+        written |= trees
+        for tree in find_changed_roots(inv):
             path = self.canon(tree, cwd)
             if path is not None:
                 written.add(path)
         for path in sorted(written):
-            found = self._path_hit(path, True, span)
+            found = self._path_hit(path, True, span) or (
+                self._holds(path, span) if path in trees else None
+            )
+            if found is not None:
+                return found
+        for path in real:
+            found = script_judge.existing_config_hit(self, path, span)
             if found is not None:
                 return found
         for word, option in mentions(inv):
@@ -273,8 +362,26 @@ class Guard(NamedTuple):
             if path is None or path in written:
                 continue
             found = self._mention_hit(inv, path, option, span)
+            if found is None and inv.name not in READERS and inv.name not in LISTERS:
+                here = paths.normalize(operand_value(word.value), cwd) or ""
+                found = script_judge.existing_config_hit(self, here, span)
             if found is not None:
                 return found
+        return None
+
+    def _holds(self, tree: str, span: Span) -> RuleHit | None:
+        """A tree deleted, moved or copied over whole that holds a protected
+        path (`rm -rf .venv` with the gate's code in it; `cp -r x/.claude
+        /srv/app/`, an agent's settings folder)."""
+        if tree in ("~", "/"):
+            return None  # a hard line already
+        for entry in self.table.entries:
+            if not entry.suffix and entry.path.startswith(tree + "/"):
+                return self.hit(entry.kind, span, f"`{tree}` holds `{entry.path}`, {entry.what}")
+        name = tree.rsplit("/", 1)[-1]
+        for entry in self.table.anywhere:
+            if name.startswith(".") and entry.path.startswith(name + "/"):
+                return self.hit(entry.kind, span, f"`{tree}` holds {entry.what}")
         return None
 
     def _mention_hit(self, inv: Invocation, path: str, option: str, span: Span) -> RuleHit | None:
@@ -292,7 +399,11 @@ class Guard(NamedTuple):
 
     def code_hits(self, code: str, span: Span | None, prose: bool = False) -> Iterator[RuleHit]:
         """Code (or instructions, `prose`) that names a protected path:
-        reading credentials or the log, or writing anything protected."""
+        reading credentials or the log, or writing anything protected; or
+        that talks to the approval service or drives the gate's own parts."""
+        for found in self.contact_in_code(code, span):
+            yield found
+            return
         writes = bool(_code_writes().search(code) or (prose and _prose_writes().search(code)))
         for path in self._paths_in(code):
             entry = self.table.lookup(path, False)
@@ -304,6 +415,10 @@ class Guard(NamedTuple):
                 yield self.hit(entry.kind, span, f"the code names `{path}`, {entry.what}")
                 return
 
+    def contact_in_code(self, code: str, span: Span | None) -> Iterator[RuleHit]:
+        """Code that drives the gate's own parts or talks to its service."""
+        yield from service_contact.code_hits(self, code, span)
+
     def _paths_in(self, code: str) -> Iterator[str]:
         for match in _paths_in_code().finditer(code):
             token = match.group(0)
@@ -312,7 +427,11 @@ class Guard(NamedTuple):
                 yield path
         lowered = code.lower()
         for sample, parts in self.segments:
-            if parts and parts[-1] in lowered and all(_has_segment(lowered, p) for p in parts):
+            if (
+                parts
+                and parts[-1] in lowered
+                and all(needles.has_segment(lowered, p) for p in parts)
+            ):
                 yield sample
 
     def argument_hits(self, action: Action) -> Iterator[RuleHit]:
@@ -325,34 +444,26 @@ class Guard(NamedTuple):
                 and not any(c.isspace() for c in text)
             ):
                 path = self.canon(text, action.base, text)
+                read = None if path is None else self.table.lookup(path, False)
+                if read is not None and read.kind is NeverRunKind.SELF_APPROVAL:
+                    yield self.hit(read.kind, None, f"`{path}` is {read.what}")
+                    return
                 found = None if path is None else self._path_hit(path, True, None)
                 if found is not None:
                     yield found
                     return
+        # Given a path and a text, it may write the text there: judged as written.
+        named = [t for t in action.texts if t[:1] in ("/", "~") and not any(c.isspace() for c in t)]
+        for text in action.texts:
+            if named and text not in named and text != action.command and "\n" in text:
+                yield from script_judge.content_hits(self, text, named[0], None)
 
     def text_hits(self, action: Action) -> Iterator[RuleHit]:
         """A sub-agent's goal or a scheduled job's prompt that would change the
         gate or read credentials is refused here, before it is delegated."""
         for text in action.texts:
+            where = own_cli.prose_drives_gate(text)
+            if where:
+                yield self.hit(NeverRunKind.SELF_APPROVAL, None, where)
+                return
             yield from self.code_hits(text, None, prose=True)
-
-
-def _has_segment(text: str, part: str) -> bool:
-    """`part` appears as a whole path segment (`'.env'`, `/.env`), not inside
-    a word (`process.env`)."""
-    start = text.find(part)
-    while start != -1:
-        end = start + len(part)
-        before = text[start - 1] if start else " "
-        after = text[end] if end < len(text) else " "
-        if not (before.isalnum() or before in "._-") and not (after.isalnum() or after in "._-"):
-            return True
-        start = text.find(part, start + 1)
-    return False
-
-
-def _distinctive(path: str) -> tuple[str, ...]:
-    """The names any spelling of a path under `path` contains: its last
-    component and its hidden directories (`.ssh`, `.hermes`)."""
-    parts = [p for p in path.split("/") if p not in ("", "~")]
-    return tuple({parts[-1], *(p for p in parts if p.startswith("."))}) if parts else ()

@@ -12,6 +12,7 @@ import fnmatch
 from collections.abc import Iterator, Mapping
 
 from redline.fasttuple import NamedTuple
+from redline.gate.agent_places import BROWSER_PROFILES, BROWSER_SECRETS, HOOK_PLACES
 from redline.shell import paths
 from redline.shell.lazy_regex import lazy_regex
 
@@ -23,6 +24,40 @@ class NeverRunKind(enum.StrEnum):
     CREDENTIALS = "credentials"
     APPROVAL_LISTENER = "approval-listener"
     GATE_PROCESS = "gate-process"
+    SELF_APPROVAL = "self-approval"
+
+
+DESCRIPTIONS: dict[NeverRunKind, tuple[str, str]] = {
+    NeverRunKind.GATE_CONFIG: (
+        "never runs: changing the gate itself (its config, hooks, policy or allowlists)",
+        "leave the gate's config, hooks and allowlists to the owner; ask them to make the change",
+    ),
+    NeverRunKind.SCHEDULED_SCRIPT: (
+        "never runs: changing a scheduled job's script outside the gate",
+        "create or change the job through `cronjob_manage`, or ask the owner",
+    ),
+    NeverRunKind.APPROVAL_LOG: (
+        "never runs: touching the approval log",
+        "leave the approval log alone; ask the owner for what you need from it",
+    ),
+    NeverRunKind.CREDENTIALS: (
+        "never runs: reading or changing the owner's credentials",
+        "do not read or copy credentials; ask the owner to run what needs them",
+    ),
+    NeverRunKind.APPROVAL_LISTENER: (
+        "never runs: binding or listening on the approval service's port or socket",
+        "use another port or socket path",
+    ),
+    NeverRunKind.GATE_PROCESS: (
+        "never runs: killing, stopping, tracing or replacing the gate or the agent's gateway",
+        "leave the gate and the gateway running; ask the owner to restart them",
+    ),
+    NeverRunKind.SELF_APPROVAL: (
+        "never runs: answering held calls or talking to the approval service from the agent's side",
+        "only the owner answers held calls (terminal, web page, Telegram): wait for the answer, "
+        "or ask the owner; `redline check` says what the gate would do",
+    ),
+}
 
 
 class Places(NamedTuple):
@@ -39,9 +74,15 @@ class Places(NamedTuple):
     extra_config: tuple[str, ...] = ()
     # Directories of the gate itself (the installed package).
     extra_trees: tuple[str, ...] = ()
+    # Files that decide what runs as the gate: its command, the Python that
+    # runs it and what that Python loads first (`*.pth`, `sitecustomize.py`).
+    code_files: tuple[str, ...] = ()
     approval_port: int | None = None
     approval_socket: str | None = None
     gateway_names: tuple[str, ...] = ("redline", "hermes")
+    # Where Codex and Claude Code keep their config (`$CODEX_HOME`, `$CLAUDE_CONFIG_DIR`).
+    codex_home: str = "~/.codex"
+    claude_home: str = "~/.claude"
 
 
 class Protected(NamedTuple):
@@ -60,8 +101,12 @@ class Protected(NamedTuple):
     write_ok: tuple[str, ...] = ()
     # Concrete files a glob could name (`~/.ssh/*` names `~/.ssh/id_rsa`).
     samples: tuple[str, ...] = ()
+    # File-name patterns inside a tree this entry is about (all when empty).
+    only: tuple[str, ...] = ()
 
     def allows(self, name: str, write: bool) -> bool:
+        if self.only and not any(fnmatch.fnmatchcase(name, p) for p in self.only):
+            return True
         patterns = self.write_ok if write else self.read_ok
         return any(fnmatch.fnmatchcase(name, p) for p in patterns)
 
@@ -71,7 +116,7 @@ _HOME_PREFIX = lazy_regex(r"\A(?:/root|/var/root|/home/[^/]+|/Users/[^/]+)(?=/|\
 # (`/proc/self/root/etc` is `/etc`), and macOS's `/private/var/root`.
 _ROOT_ALIAS = lazy_regex(r"\A(?:/proc/(?:self|thread-self|\d+)(?:/task/\d+)?/root|/private)(?=/)")
 # The approval log lives in the gate's home: everything there but these is the log.
-_NOT_LOG = ("*.yaml", "*.yml", "*.json", "*.lock", "*.toml", "*.sock", "cache")
+_NOT_LOG = ("*.yaml", "*.yml", "*.json", "*.lock", "*.toml", "*.sock", "*.pub", "cache")
 _SSH_KEYS = ("id_rsa", "id_ed25519", "id_ecdsa", "id_dsa", "id_ed25519_sk", "id_ecdsa_sk")
 
 
@@ -93,16 +138,25 @@ def _place(value: str, home: str) -> str:
     return canonical(normal, home)
 
 
+# What the gate keeps secret in its home, wherever in it: signing keys, the
+# hooks' token, pairing codes.
+_GATE_SECRETS = ("*.key", "*token*", "*secret*", "*pairing*", "*.pem", "*password*", "*credential*")
+
+
 def build_table(places: Places) -> tuple[Protected, ...]:
     """Every protected path, most specific first."""
     home = places.home
     hermes = _place(places.hermes_home, home)
     redline = _place(places.redline_home, home)
-    C, L, S, K = (
+    codex = _place(places.codex_home, home)
+    claude = _place(places.claude_home, home)
+    service = f"{redline}/service"
+    C, L, S, K, A = (
         NeverRunKind.CREDENTIALS,
         NeverRunKind.APPROVAL_LOG,
         NeverRunKind.SCHEDULED_SCRIPT,
         NeverRunKind.GATE_CONFIG,
+        NeverRunKind.SELF_APPROVAL,
     )
     creds = "the owner's credentials"
     table: list[Protected] = [
@@ -165,13 +219,60 @@ def build_table(places: Places) -> tuple[Protected, ...]:
                 "~/.git-credentials",
                 "~/.pgpass",
                 "~/.config/gh/hosts.yml",
-                "~/.codex/auth.json",
-                "~/.claude/.credentials.json",
+                f"{codex}/auth.json",
+                f"{claude}/.credentials.json",
                 "~/.gemini/oauth_creds.json",
                 f"{hermes}/.env",
                 f"{hermes}/auth.json",
             )
         ),
+        # The approval service: changing its files changes the gate; its
+        # sockets answer whoever connects (naming one is talking to it); its
+        # keys and tokens are secrets.
+        Protected(K, service, "the approval service's files", tree=True),
+        Protected(
+            A,
+            f"{service}/owner/owner.sock",
+            "the owner's socket of the approval service",
+            reads=True,
+        ),
+        Protected(
+            A,
+            f"{service}/owner/relay-*.sock",
+            "a socket of the approval service",
+            reads=True,
+            samples=(f"{service}/owner/relay-http.sock",),
+        ),
+        Protected(
+            A, f"{service}/hook.sock", "the hooks' socket of the approval service", reads=True
+        ),
+        Protected(
+            A,
+            f"{service}/owner",
+            "the owner's side of the approval service",
+            tree=True,
+            reads=True,
+            only=("*.sock",),
+        ),
+        Protected(
+            C,
+            service,
+            "a secret of the approval service (its key or the hooks' token)",
+            tree=True,
+            reads=True,
+            read_ok=("signing.pub", "serve.json"),
+            samples=(f"{service}/owner/signing.key",),
+        ),
+        Protected(
+            C,
+            redline,
+            "a secret of the gate (a key, a token or a pairing code)",
+            tree=True,
+            reads=True,
+            only=_GATE_SECRETS,
+            samples=(f"{redline}/hook-token",),
+        ),
+        *_browser_sessions(),
         Protected(
             L,
             redline,
@@ -185,15 +286,11 @@ def build_table(places: Places) -> tuple[Protected, ...]:
         Protected(K, f"{hermes}/config.yaml", "the Hermes config"),
         Protected(K, f"{hermes}/agent-hooks", "the Hermes hooks", tree=True),
         Protected(K, f"{hermes}/approval", "the Hermes approval settings", tree=True),
+        Protected(K, f"{hermes}/plugins", "the Hermes plugins", tree=True),
         Protected(K, f"{hermes}/shell-hooks-allowlist.json", "the consent allowlist"),
         Protected(K, f"{hermes}/shell-hooks-allowlist.json.lock", "the consent allowlist's lock"),
         Protected(K, redline, "the gate's own files", tree=True),
-        Protected(K, "~/.claude/hooks", "Claude Code's hooks", tree=True),
-        Protected(K, ".claude/settings.json", "Claude Code's settings", suffix=True),
-        Protected(K, ".claude/settings.local.json", "Claude Code's settings", suffix=True),
-        Protected(K, ".codex/config.toml", "the Codex config", suffix=True),
-        Protected(K, "~/.codex/hooks.json", "the Codex hooks"),
-        Protected(K, ".gemini/settings.json", "the Gemini CLI settings", suffix=True),
+        *_agent_hooks(claude, codex),
         *(
             Protected(K, _place(p, home), "the gate's policy and allowlist")
             for p in places.extra_config
@@ -201,6 +298,10 @@ def build_table(places: Places) -> tuple[Protected, ...]:
         *(
             Protected(K, _place(p, home), "the gate's own code", tree=True)
             for p in places.extra_trees
+        ),
+        *(
+            Protected(K, _place(p, home), "what starts the gate (its command or its Python)")
+            for p in places.code_files
         ),
         Protected(S, f"{hermes}/scripts", "a script that scheduled jobs run", tree=True),
         Protected(S, "/var/spool/cron", "a scheduled job", tree=True),
@@ -212,14 +313,32 @@ def build_table(places: Places) -> tuple[Protected, ...]:
         ),
     ]
     if places.approval_socket:
-        table.append(
-            Protected(
-                NeverRunKind.APPROVAL_LISTENER,
-                _place(places.approval_socket, home),
-                "the approval service's socket",
-            )
-        )
+        socket = _place(places.approval_socket, home)
+        table.append(Protected(NeverRunKind.APPROVAL_LISTENER, socket, "the approval socket"))
+        table.append(Protected(A, socket, "the approval service's socket", reads=True))
     return tuple(table)
+
+
+def _browser_sessions() -> tuple[Protected, ...]:
+    """The owner's browser sessions (the approval page's login among them)."""
+    return tuple(
+        Protected(NeverRunKind.CREDENTIALS, profile, "the owner's browser sessions", tree=True,
+                  reads=True, only=BROWSER_SECRETS, samples=(f"{profile}/default/cookies",))
+        for profile in BROWSER_PROFILES
+    )  # fmt: skip
+
+
+def _agent_hooks(claude: str, codex: str) -> tuple[Protected, ...]:
+    """What the agents load their hooks from (`agent_places.HOOK_PLACES`)."""
+
+    def spell(text: str) -> str:
+        return text.replace("{claude}", claude).replace("{codex}", codex)
+
+    return tuple(
+        Protected(NeverRunKind.GATE_CONFIG, spell(p.path), p.what, tree=p.tree, suffix=p.suffix,
+                  samples=tuple(spell(x) for x in p.samples))
+        for p in HOOK_PLACES
+    )  # fmt: skip
 
 
 def _glob_could_name(pattern: str, concrete: str) -> bool:
@@ -252,8 +371,8 @@ class Table(NamedTuple):
     entries: tuple[Protected, ...]
     by_head: Mapping[str, tuple[Protected, ...]]
     anywhere: tuple[Protected, ...]
-    # The file names of the entries that may sit under any directory.
-    anywhere_names: frozenset[str]
+    # The directory names (`.claude`) of the entries that may sit under any directory.
+    anywhere_dirs: frozenset[str]
 
     @classmethod
     def build(cls, entries: tuple[Protected, ...]) -> "Table":
@@ -267,8 +386,8 @@ class Table(NamedTuple):
             for head in grouped if e.suffix else (_head(e.path),):
                 grouped[head].append(e)
         by_head = {head: tuple(items) for head, items in grouped.items()}
-        names = frozenset(e.path.rsplit("/", 1)[-1] for e in anywhere)
-        return cls(entries, by_head, anywhere, names)
+        dirs = frozenset(e.path.rsplit("/", 2)[-2] for e in anywhere)
+        return cls(entries, by_head, anywhere, dirs)
 
     def lookup(self, path: str, write: bool) -> Protected | None:
         """The protected entry a canonical path falls in, for reading or writing."""
@@ -282,28 +401,58 @@ class Table(NamedTuple):
         else:
             candidates = self.by_head.get(_head(path), ())
             if not candidates:
-                if path.rsplit("/", 1)[-1] not in self.anywhere_names:
+                parts = path.rsplit("/", 2)
+                if len(parts) < 3 or parts[-2] not in self.anywhere_dirs:
                     return
                 candidates = self.anywhere
         for entry in candidates:
-            if (write or entry.reads) and (_hit(entry, path, write) or (glob and any(
-                _glob_could_name(path, s) for s in (entry.path, *entry.samples)
-            ))):  # fmt: skip
+            if (write or entry.reads) and (
+                _hit(entry, path, write)
+                or (glob and any(_glob_could_name(path, s) for s in (entry.path, *entry.samples)))
+            ):
                 yield entry
 
 
 def _hit(entry: Protected, path: str, write: bool) -> bool:
     root = entry.path
     if entry.suffix:
+        if paths.is_glob(root):
+            return _segments_match(root, path, tail=True)
         return path.endswith(root) and (len(path) == len(root) or path[-len(root) - 1] == "/")
+    if paths.is_glob(root):
+        if not entry.tree:
+            return _segments_match(root, path)
+        named = _glob_prefix(root, path)
+        if named is None:
+            return False
+        root = named
     if not path.startswith(root):
         return False
     rest = path[len(root) :]
     if not rest:
-        return True
+        return not entry.only  # an entry about some files in a tree is not about the tree
     if rest[0] != "/" or not entry.tree:
         return False
     return not entry.allows(path.rsplit("/", 1)[-1], write)
+
+
+def _segments_match(pattern: str, path: str, tail: bool = False) -> bool:
+    """`path` is `pattern` segment by segment (each may be a glob); with
+    `tail`, `pattern` may sit under any directory."""
+    want, got = pattern.split("/"), path.split("/")
+    if len(got) < len(want) or (not tail and len(got) != len(want)):
+        return False
+    return all(
+        w == g or (paths.is_glob(w) and fnmatch.fnmatchcase(g, w))
+        for w, g in zip(want, got[len(got) - len(want) :], strict=True)
+    )
+
+
+def _glob_prefix(root: str, path: str) -> str | None:
+    """The part of `path` a tree entry's glob root names, if it names one."""
+    count = root.count("/") + 1
+    head = "/".join(path.split("/")[:count])
+    return head if _segments_match(root, head) else None
 
 
 def containers(table: Table) -> frozenset[str]:

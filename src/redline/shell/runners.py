@@ -34,6 +34,9 @@ _CONDA = "-n --name -p --prefix --cwd --live-stream"
 
 RUNNERS: dict[str, Runner] = {
     "uv": _r("run", _PY_ENV),
+    # `uvx PKG ARGS` and `pipx run PKG ARGS` fetch a package and run its command.
+    "uvx": _r("", _PY_ENV + " --from"),
+    "pipx": _r("run", "--spec --python --pip-args --index-url"),
     "poetry": _r("run", "-C --directory -P --project"),
     "pipenv": _r("run", "--python"),
     "pdm": _r("run", "-p --project -v"),
@@ -73,6 +76,8 @@ def command_of(name: str, argv: tuple[Word, ...]) -> tuple[tuple[Word, ...], str
     if spec is None:
         return None
     k, n = 1, len(argv)
+    if name == "uv" and n > 2 and argv[1].value == "tool" and argv[2].value == "run":
+        return command_of("uvx", argv[2:])  # `uv tool run` is `uvx`
     if spec.verbs:
         # The verb may follow global options: `poetry -C dir run`.
         while k < n and argv[k].value.startswith("-"):

@@ -1,0 +1,216 @@
+"""redline's own command line, run by the agent (F-GATE-3).
+
+The agent runs as the owner's OS user, so `redline approve ID` from its
+terminal would answer its own held call. The verbs that answer the gate
+(`approve`, `reject`, `pair`, and `pending`, which hands out the ids), that
+change it (`install`, `uninstall`, `hook`, `policy` beyond `lint`/`test`) or
+start one of the agent's choosing (`serve`) never run, however the program is
+reached: `redline`, a full path to any `redline` script, `python -m redline`,
+through wrappers, carriers and aliases (the shell analysis unwraps those), a
+computed command word that spells `redline`, or a script on disk that is a
+redline entry point. What only reads or judges stays open: `check`, `log
+show|verify|head|export`, `doctor`, `propose` (the owner still decides) and
+`--help`/`--version` anywhere.
+"""
+
+from __future__ import annotations
+
+import re
+
+from redline.gate.protected import NeverRunKind
+from redline.shell.carriers import interpreter_family
+from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
+from redline.shell.model import DYNAMIC
+
+# Verbs the agent may run, and per verb the actions it may take ("" is none).
+OPEN: dict[str, frozenset[str]] = {
+    "check": frozenset(),
+    "doctor": frozenset(),
+    "propose": frozenset(),
+    "log": frozenset({"", "show", "verify", "head", "export"}),
+    "policy": frozenset({"", "lint", "test"}),
+}
+ANSWERS = frozenset({"approve", "reject", "pending", "pair"})
+CHANGES = frozenset({"install", "uninstall", "hook", "policy", "log"})
+STARTS = frozenset({"serve"})
+# Options of a verb that take a value before its action (`log --store URL show`).
+_VALUED = frozenset({"--store"})
+_WORDS = lazy_regex(r"[a-z]+")
+_SPLIT = lazy_regex(r"[^\w./-]+")
+_HELP = frozenset({"-h", "--help", "--version", "-V"})
+# Modules that are the command line when run with `python -m`.
+_ENTRY_MODULES = frozenset({"redline", "redline.__main__", "redline.cli", "redline.cli.main"})
+# Python code that drives the gate's own parts (its CLI, service, hooks,
+# allowlist or session grants) rather than only asking it for a verdict.
+_CODE_IMPORTS = lazy_regex(
+    r"""(?:\bimport\s+|\bfrom\s+|import_module\s*\(\s*|run_module\s*\(\s*|__import__\s*\(\s*)"""
+    r"""['"]?redline\b"""
+)
+_CODE_DRIVES = lazy_regex(
+    r"\bredline\.(?:cli|approve|hooks|__main__|policy\.allowlist|gate\.sessions|pairing)\b|"
+    r"\b(?:record_outcome|Allowlist|SessionStore|run_module|cli\.main|main\s*\(\s*\[)"
+)
+# A script on disk that is a redline entry point (the console script pip writes).
+_ENTRY_SCRIPT = lazy_regex(
+    r"\bfrom\s+redline\.cli\.main\s+import\b|\bredline\.cli\.main\b|-m\s+redline\b"
+)
+
+
+def python_module(values: tuple[str, ...]) -> tuple[str, tuple[str, ...]] | None:
+    """`python [options] -m MODULE ARGS...` as `(MODULE, ARGS)`."""
+    k = 0
+    while k < len(values):
+        value = values[k]
+        if not value.startswith("-") or value in ("-", "--"):
+            return None
+        if value.startswith("--"):
+            k += 2 if value == "--check-hash-based-pycs" else 1
+            continue
+        for i, letter in enumerate(value[1:], 1):
+            if letter == "m":
+                rest = value[i + 1 :]
+                if rest:
+                    return rest, values[k + 1 :]
+                return (values[k + 1], values[k + 2 :]) if k + 1 < len(values) else None
+            if letter == "c":
+                return None
+            if letter in "WXQ":
+                k += 0 if value[i + 1 :] else 1
+                break
+        k += 1
+    return None
+
+
+def may_be_redline(name: str) -> bool:
+    """A cheap first test of a program name for `redline_args`."""
+    return not name or "redline" in name or name.startswith(("python", "pypy"))
+
+
+def redline_args(inv: Invocation, text: str = "") -> tuple[str, ...] | None:
+    """The arguments given to redline's command line, when `inv` runs it.
+    `text` is the whole command line `inv` is part of."""
+    name, values = inv.name, inv.values
+    if name == "redline" or name.endswith("/redline") or name in ("redline.exe", "redline-cli"):
+        return values
+    if "redline" in name and inv.argv and inv.argv[0].raw.startswith("$"):
+        # A word split at run time (`IFS=,; x=redline,approve,1; $x`).
+        parts = _SPLIT.split(name)
+        if parts[0].rsplit("/", 1)[-1] == "redline":
+            return (*parts[1:], *values)
+    if not name and inv.argv:
+        raw = inv.argv[0].raw.lower()
+        # A computed program that spells redline, or is given one of its answering verbs.
+        if ("redline" in raw and values) or (values and values[0].lower() in ANSWERS):
+            return values
+        # A computed program in a command line that spells redline and a verb
+        # that answers or changes the gate (`a=(redline approve 1); "${a[@]}"`).
+        lowered = text.lower()
+        if "redline" in lowered:
+            verbs = ANSWERS | CHANGES | STARTS
+            spelled = sorted(w for w in _WORDS.findall(lowered) if w in verbs - {"log", "policy"})
+            if spelled:
+                return (spelled[0], DYNAMIC)
+        return None
+    if interpreter_family(name) == "python":
+        found = python_module(values)
+        if found is not None:
+            module, rest = found
+            if module in _ENTRY_MODULES or DYNAMIC in module:
+                return rest
+            if module.startswith("redline."):
+                return ("--module", module)
+            given = {v.lower() for v in rest}
+            named = any("redline" in v for v in given)
+            if module in ("pip", "pipx") and named and {"install", "uninstall"} & given:
+                return ("--package", f"{module} {' '.join(rest)}")
+    return None
+
+
+def judge(args: tuple[str, ...], appended: bool = False) -> tuple[NeverRunKind, str] | None:
+    """The never-run kind and the reason for redline's command line with
+    `args`, or `None` when it only reads or judges."""
+    if args[:1] == ("--package",):
+        return NeverRunKind.GATE_CONFIG, f"`python -m {args[1]}` would change the gate's own code"
+    if args[:1] == ("--module",):
+        return NeverRunKind.SELF_APPROVAL, f"`python -m {args[1]}` runs a part of the gate itself"
+    words = args[: args.index("--")] if "--" in args else args
+    if any(w in _HELP for w in words):
+        return None
+    operands = [w for w in args if not w.startswith("-")]
+    if not operands:
+        if appended:
+            return NeverRunKind.SELF_APPROVAL, "redline's subcommand is given at run time"
+        return None
+    verb = operands[0]
+    if DYNAMIC in verb or verb.startswith("$"):
+        return NeverRunKind.SELF_APPROVAL, "redline's subcommand is computed at run time"
+    action = _action(args, verb)
+    verb = verb.lower()
+    if verb in OPEN:
+        allowed = OPEN[verb]
+        if not allowed or (action in allowed and not (action == "" and appended)):
+            return None
+        if DYNAMIC in action or action.startswith("$") or appended:
+            return NeverRunKind.SELF_APPROVAL, f"`redline {verb}`'s action is given at run time"
+        return NeverRunKind.GATE_CONFIG, f"`redline {verb} {action}` changes the gate"
+    if verb in ANSWERS:
+        return (
+            NeverRunKind.SELF_APPROVAL,
+            f"`redline {verb}` answers held calls; only the owner does",
+        )
+    if verb in STARTS:
+        return (
+            NeverRunKind.GATE_PROCESS,
+            "`redline serve` would start an approval service of the agent's choosing",
+        )
+    if verb in CHANGES:
+        return NeverRunKind.GATE_CONFIG, f"`redline {verb}` changes how the gate is wired in"
+    return NeverRunKind.SELF_APPROVAL, (
+        f"`redline {verb}`: the agent may run only `redline check`, `log show|verify|head`, "
+        "`doctor` and `propose`"
+    )
+
+
+def _action(args: tuple[str, ...], verb: str) -> str:
+    """The action after `verb` (`show` in `log --store URL show`), or ""."""
+    rest = list(args[args.index(verb) + 1 :])
+    while rest:
+        word = rest.pop(0)
+        if word in _VALUED:
+            if rest:
+                rest.pop(0)
+            continue
+        if word.startswith("-"):
+            continue
+        return word.lower()
+    return ""
+
+
+def code_drives_gate(code: str) -> bool:
+    """Code that imports redline and drives its command line, service,
+    hooks or grants (`from redline.cli.main import main; main(["approve", ...])`)."""
+    return (
+        "redline" in code and bool(_CODE_IMPORTS.search(code)) and bool(_CODE_DRIVES.search(code))
+    )
+
+
+def is_entry_script(text: str) -> bool:
+    """A script on disk that starts redline's command line (pip's console
+    script, a copy of it, or a wrapper running `python -m redline`)."""
+    return "redline" in text and bool(_ENTRY_SCRIPT.search(text))
+
+
+_PROSE_VERBS = lazy_regex(
+    r"\bredline(?:\s+-\S+)*\s+(approve|reject|pending|pair|install|uninstall|serve|hook)\b",
+    re.IGNORECASE,
+)
+
+
+def prose_drives_gate(text: str) -> str | None:
+    """Instructions for a sub-agent or a scheduled job that run one of
+    redline's answering or wiring verbs (`run redline approve 3`)."""
+    if "redline" not in text.lower():
+        return None
+    match = _PROSE_VERBS.search(text)
+    return f"the instructions run `redline {match.group(1).lower()}`" if match else None

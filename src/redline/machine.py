@@ -1,0 +1,228 @@
+"""The gate's `World` on this machine: what the never-run checks may look up
+(`redline.gate.world`), read lazily and bounded.
+
+- the approval service's port and PID, from `service/serve.json` in
+  `$REDLINE_HOME`, which `redline serve` writes when it listens and removes
+  when it stops (re-read only when the file changes);
+- this machine's own names: `socket.gethostname()` and the names the hosts
+  file maps to a loopback address;
+- the running processes of the gate and the gateway, from `/proc`;
+- the start of a script about to run.
+
+Every lookup fails quietly to "nothing known": the checks that need one are
+about calls that are then judged on their words alone.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Mapping
+
+from redline.gate.never_run import Guard
+from redline.gate.protected import Places
+from redline.gate.world import Process, World
+
+SERVICE_STATE = os.path.join("service", "serve.json")
+MAX_SCRIPT = 256 * 1024
+_O_PATH = getattr(os, "O_PATH", os.O_RDONLY)
+# How long a look at the service's state file is trusted (a long-lived gate
+# sees a service started later within this).
+_RECHECK_S = 1.0
+_MAX_PROCESSES = 8192
+# Command lines of the gate's and the gateway's processes.
+_GATE_COMMANDS = ("redline serve", "redline.approve", "redline.cli.main serve", "-m redline serve",
+                  "hermes gateway", "hermes.gateway", "hermes_cli")  # fmt: skip
+
+
+class LocalWorld(World):
+    def __init__(
+        self, redline_home: str, hosts_file: str = "/etc/hosts", proc: str = "/proc"
+    ) -> None:
+        self._state_path = os.path.join(redline_home, SERVICE_STATE)
+        self._hosts_file = hosts_file
+        self._proc = proc
+        self._state_stamp: tuple[int, int] | None = None
+        self._state: dict[str, object] = {}
+        self._checked = -_RECHECK_S
+        self._names: frozenset[str] | None = None
+
+    def _service_state(self) -> dict[str, object]:
+        now = time.monotonic()
+        if now - self._checked < _RECHECK_S:
+            return self._state
+        self._checked = now
+        try:
+            stat = os.stat(self._state_path)
+        except OSError:
+            self._state_stamp, self._state = None, {}
+            return self._state
+        stamp = (stat.st_mtime_ns, stat.st_size)
+        if stamp != self._state_stamp:
+            import json  # only when the service has written its state
+
+            try:
+                with open(self._state_path, encoding="utf-8") as file:
+                    data = json.loads(file.read(65536))
+            except (OSError, ValueError):
+                data = {}
+            self._state = data if isinstance(data, dict) else {}
+            self._state_stamp = stamp
+        return self._state
+
+    def _live_state(self) -> dict[str, object]:
+        """The state file's contents while its service runs: a service
+        killed outright leaves the file behind, naming a dead PID."""
+        state = self._service_state()
+        pid = state.get("pid")
+        if not isinstance(pid, int) or pid <= 0:
+            return {}
+        process = _process(self._proc, pid)
+        if process is None or "redline" not in process.command_line:
+            return {}
+        return state
+
+    def service_ports(self) -> frozenset[int]:
+        ports = self._live_state().get("ports")
+        if not isinstance(ports, list):
+            return frozenset()
+        return frozenset(p for p in ports if isinstance(p, int) and 0 < p < 65536)
+
+    def loopback_names(self) -> frozenset[str]:
+        if self._names is None:
+            self._names = frozenset(_own_names(self._hosts_file))
+        return self._names
+
+    def gate_processes(self) -> tuple[Process, ...]:
+        found: dict[int, Process] = {}
+        pid = self._live_state().get("pid")
+        if isinstance(pid, int) and pid > 0:
+            process = _process(self._proc, pid)
+            if process is not None:
+                found[pid] = process
+        try:
+            entries = os.listdir(self._proc)
+        except OSError:
+            return tuple(found.values())
+        for entry in entries[:_MAX_PROCESSES]:
+            if not entry.isdigit() or int(entry) in found:
+                continue
+            process = _process(self._proc, int(entry))
+            if process is not None and any(c in process.command_line for c in _GATE_COMMANDS):
+                found[process.pid] = process
+        return tuple(found.values())
+
+    def resolve(self, path: str) -> str | None:
+        # Linux: open the path itself and ask the kernel where it is (three
+        # calls); `realpath` elsewhere (one `lstat` per component).
+        try:
+            fd = os.open(path, _O_PATH)
+        except (OSError, ValueError):
+            return None
+        try:
+            return os.readlink(f"/proc/self/fd/{fd}")
+        except OSError:
+            return os.path.realpath(path)
+        finally:
+            os.close(fd)
+
+    def read_script(self, path: str) -> str | None:
+        try:
+            with open(path, "rb") as file:
+                if not os.path.isfile(path):
+                    return None
+                data = file.read(MAX_SCRIPT)
+        except OSError:
+            return None
+        if b"\0" in data[:4096]:
+            return None  # a binary program: no script to read
+        return data.decode("utf-8", "replace")
+
+
+def _process(proc: str, pid: int) -> Process | None:
+    base = os.path.join(proc, str(pid))
+    try:
+        with open(os.path.join(base, "cmdline"), "rb") as file:
+            command = file.read(4096).replace(b"\0", b" ").decode("utf-8", "replace").strip()
+        with open(os.path.join(base, "stat"), encoding="utf-8", errors="replace") as file:
+            stat = file.read(1024)
+    except OSError:
+        return None
+    name = stat[stat.find("(") + 1 : stat.rfind(")")]
+    fields = stat[stat.rfind(")") + 2 :].split()
+    group = int(fields[2]) if len(fields) > 2 and fields[2].isdigit() else -1
+    return Process(pid, group, name, command)
+
+
+def _own_names(hosts_file: str) -> set[str]:
+    import socket
+
+    names: set[str] = set()
+    try:
+        name = socket.gethostname().lower()
+        names.update({name, name.split(".", 1)[0]})
+    except OSError:
+        pass
+    try:
+        with open(hosts_file, encoding="utf-8", errors="replace") as file:
+            text = file.read(65536)
+    except OSError:
+        return names
+    from redline.gate.loopback import is_loopback
+
+    for line in text.splitlines():
+        fields = line.split("#", 1)[0].split()
+        if len(fields) >= 2 and is_loopback(fields[0]):
+            names.update(f.lower() for f in fields[1:])
+    names.discard("")
+    return names
+
+
+def code_files() -> tuple[str, ...]:
+    """The files that decide what runs when the hook starts: the `redline`
+    command and the Python of this environment, and what that Python loads
+    before any code (`*.pth`, `sitecustomize.py`, `usercustomize.py`).
+    Found without `site` (a hook may start without it)."""
+    import sys
+
+    prefix = sys.prefix.rstrip("/")
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    found = [f"{prefix}/bin/redline", f"{prefix}/bin/python*", f"{prefix}/pyvenv.cfg"]
+    folders = {p.rstrip("/") for p in sys.path if p.endswith(("site-packages", "dist-packages"))}
+    folders.add(f"{prefix}/lib/{version}/site-packages")
+    folders.add(f"~/.local/lib/{version}/site-packages")
+    for folder in sorted(folders):
+        found += [f"{folder}/*.pth", f"{folder}/sitecustomize.py", f"{folder}/usercustomize.py"]
+    return tuple(found)
+
+
+def package_tree() -> tuple[str, ...]:
+    """The installed package is part of the gate; a source checkout is not."""
+    here = os.path.dirname(os.path.realpath(__file__))
+    parts = here.split(os.sep)
+    return (here,) if {"site-packages", "dist-packages"} & set(parts) else ()
+
+
+def never_run_guard(environ: Mapping[str, str] | None = None) -> Guard:
+    """The never-run checks for this machine without a policy (the policy's
+    approval port and socket are its defaults): for `redline check CMD`,
+    which judges a command line without loading a policy."""
+    from redline.home import expand_user, home_dir, user_home
+
+    env = os.environ if environ is None else environ
+    home, gate_home = user_home(env), home_dir(env)
+
+    def given(var: str, default: str) -> str:
+        value = env.get(var, "").strip()
+        return expand_user(value, env) if value else default
+
+    places = Places(
+        home=home,
+        hermes_home=given("HERMES_HOME", "~/.hermes"),
+        redline_home=gate_home,
+        codex_home=given("CODEX_HOME", "~/.codex"),
+        claude_home=given("CLAUDE_CONFIG_DIR", "~/.claude"),
+        extra_trees=package_tree(),
+        code_files=code_files(),
+    )
+    return Guard.build(places, LocalWorld(gate_home))
