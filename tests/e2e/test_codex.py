@@ -138,6 +138,7 @@ def test_doctor_asks_codex_whether_it_trusts_the_hook(wired: Sandbox) -> None:
     assert "FAIL codex" in report and "as untrusted and will skip it" in report, report
 
 
+@pytest.mark.cost
 def test_the_hook_cost_per_tool_call(make_sandbox: Callable[[str], Sandbox]) -> None:
     bare, hooked = make_sandbox("bare"), make_sandbox("hooked")
     for box in (bare, hooked):

@@ -108,6 +108,7 @@ def test_a_failing_hook_blocks(sandbox: Sandbox) -> None:
     assert "the approval policy cannot be loaded" in run.told, run
 
 
+@pytest.mark.cost
 def test_the_hook_cost_per_tool_call(make_sandbox: Callable[[str], Sandbox]) -> None:
     bare, hooked = prepare(make_sandbox("bare")), prepare(make_sandbox("hooked"))
     hooked.install(HOST)

@@ -163,6 +163,7 @@ def test_doctor_sees_the_plugin(hermes: str, plugin_home: Path) -> None:
     assert "hermes" in report and "(plugin): the plugin loads in Hermes's Python" in report
 
 
+@pytest.mark.cost
 def test_what_a_hook_costs_per_tool_call(
     hermes: str, tmp_path: Path, plugin_home: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

@@ -15,6 +15,7 @@ from redline.decision import RuleHit, Severity, Span
 from redline.fasttuple import NamedTuple
 from redline.gate import (
     agent_launch,
+    gate_environment,
     liveness,
     loopback,
     needles,
@@ -237,6 +238,9 @@ class Guard(NamedTuple):
     # -- shell ------------------------------------------------------------
 
     def shell_hits(self, analysis: Analysis, depth: int = 0) -> Iterator[RuleHit]:
+        where = gate_environment.changes_gate_variable(analysis.text)
+        if where:
+            yield self.hit(NeverRunKind.GATE_CONFIG, None, where)
         if "proxy" in analysis.text.lower():
             where = service_contact.proxy_reaches(
                 analysis.text, self.ports(), self.world.loopback_names()
@@ -297,6 +301,10 @@ class Guard(NamedTuple):
         if name == "git":
             yield from script_judge.stored_hits(self, inv, span, depth)
         joined = " ".join(inv.values)
+        if gate_environment.PREFIX in joined:  # the words as bash makes them (`"REDL"INE_X=`)
+            where = gate_environment.changes_gate_variable(f"{name} {joined}")
+            if where:
+                yield self.hit(NeverRunKind.GATE_CONFIG, span, where)
         if DYNAMIC in joined and args is None and name not in service_contact.SHOWS_ONLY:
             found = service_contact.looked_up_socket(self, inv, analysis)
             if found is not None:
@@ -401,6 +409,10 @@ class Guard(NamedTuple):
         """Code (or instructions, `prose`) that names a protected path:
         reading credentials or the log, or writing anything protected; or
         that talks to the approval service or drives the gate's own parts."""
+        where = gate_environment.changes_gate_variable(code)
+        if where:
+            yield self.hit(NeverRunKind.GATE_CONFIG, span, where)
+            return
         for found in self.contact_in_code(code, span):
             yield found
             return
