@@ -7,6 +7,7 @@ from collections.abc import Callable
 
 from redline.decision import Severity
 from redline.rules import argv
+from redline.rules.git_options import GLOBAL_LONG, GLOBAL_SHORT, LONG, VALUES
 from redline.rules.model import Rule, rule
 from redline.shell import paths
 from redline.shell.analysis import Analysis
@@ -15,19 +16,6 @@ from redline.shell.invocation import Invocation
 D = Severity.DANGEROUS
 GITS = ("git", "hub")
 
-# Global options that take a separate value (`git -C dir`, `git -c k=v`).
-_GLOBAL_SHORT = "Cc"
-_GLOBAL_LONG = ("git-dir", "work-tree", "namespace", "config-env", "super-prefix")
-# Per subcommand: short letters and long names of options that take a value.
-_VALUES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "push": ("o", ("repo", "push-option", "receive-pack", "exec")),
-    "checkout": ("bB", ("orphan", "conflict")),
-    "restore": ("s", ("source", "conflict")),
-    "switch": ("cC", ("create", "force-create", "orphan", "conflict")),
-    "reflog": ("", ("expire", "expire-unreachable")),
-    "clean": ("e", ("exclude",)),
-    "branch": ("u", ("set-upstream-to", "contains", "no-contains", "merged", "points-at")),
-}
 # Pathspecs that name the whole working tree.
 _EVERYTHING = frozenset({".", "./", ":/", ":", "*", ":/*", ":(top)", ":(top).", ":/."})
 
@@ -35,7 +23,7 @@ _EVERYTHING = frozenset({".", "./", ":/", ":", "*", ":/*", ":(top)", ":(top).", 
 def git_command(inv: Invocation) -> tuple[str, argv.Args] | None:
     """The subcommand after git's global options, and its arguments; a `-c
     alias.NAME=...` given on the same line is expanded."""
-    top = argv.parse(inv.values, _GLOBAL_SHORT, _GLOBAL_LONG, stop_at_operand=True)
+    top = argv.parse(inv.values, GLOBAL_SHORT, GLOBAL_LONG, stop_at_operand=True)
     if not top.rest:
         return None
     sub, rest = top.rest[0].lower(), top.rest[1:]
@@ -51,8 +39,11 @@ def git_command(inv: Invocation) -> tuple[str, argv.Args] | None:
             if words:
                 sub, rest = words[0].lower(), (*words[1:], *rest)
             break
-    short, long = _VALUES.get(sub, ("", ()))
-    return sub, argv.parse(rest, short, long)
+    short, long = VALUES.get(sub, ("", ()))
+    args = argv.parse(rest, short, long, long_names=LONG.get(sub, ()))
+    if "--help" in args.flags:
+        return None  # git shows the manual page and does nothing else
+    return sub, args
 
 
 GitTest = Callable[[str, argv.Args], bool]
@@ -113,6 +104,12 @@ def _discard_changes(sub: str, args: argv.Args) -> bool:
         return args.has("-f", "--force") and not args.has("--cached") and not _dry_run(args)
     if sub == "worktree":
         return args.operands[:1] == ("remove",) and args.has("-f", "--force")
+    if sub == "checkout-index":  # every tracked file written over from the index
+        return args.has("-f", "--force") and args.has("-a", "--all")
+    if sub == "read-tree":  # `-u --reset`: the tree written over the working files
+        return args.has("-u") and args.has("--reset")
+    if sub == "submodule":  # `deinit -f`: submodule trees removed with their changes
+        return args.operands[:1] == ("deinit",) and args.has("-f", "--force")
     return False
 
 
@@ -163,6 +160,7 @@ VCS_RULES: tuple[Rule, ...] = (
             "/usr/bin/git -c core.pager=cat reset --hard origin/main",
             "bash -c 'g\"i\"t reset --hard'",
             "git -c alias.nuke='reset --hard' nuke",
+            "git reset --har HEAD~1",
         ),
         must_not_match=(
             "git reset",
@@ -193,6 +191,7 @@ VCS_RULES: tuple[Rule, ...] = (
             "git push origin main",
             "git push -u origin feature",
             "git push --dry-run -f",
+            "git push --force --help",
             "git log --grep=force",
             "echo git push --force",
             "git pull --force",
@@ -213,6 +212,8 @@ VCS_RULES: tuple[Rule, ...] = (
             "git push -d origin v1.0",
             "git push --prune origin 'refs/heads/*:refs/heads/*'",
             "git push origin :refs/tags/v1",
+            "git push --mirr backup",
+            "git push --del origin feature",
         ),
         must_not_match=(
             "git push origin main",
@@ -220,6 +221,7 @@ VCS_RULES: tuple[Rule, ...] = (
             "git push origin HEAD:main",
             "git branch --delete old",
             "git push -n --delete origin x",
+            "git push --dry --mirror backup",
         ),
     ),
     rule(
@@ -236,11 +238,13 @@ VCS_RULES: tuple[Rule, ...] = (
             "git clean --force -d",
             "git -C ../repo clean -xdf",
             "git clean -ffX",
+            "git clean --forc -d",
         ),
         must_not_match=(
             "git clean -n",
             "git clean -fdn",
             "git clean --dry-run -f",
+            "git clean --dry -f",
             "git status --ignored",
             "echo git clean -fdx",
         ),
@@ -258,6 +262,7 @@ VCS_RULES: tuple[Rule, ...] = (
             "git branch --delete --force old",
             "git branch -d -f tmp",
             "git branch -df tmp",
+            "git branch --del --forc feat",
             "sudo git branch -D x",
         ),
         must_not_match=(
@@ -288,6 +293,11 @@ VCS_RULES: tuple[Rule, ...] = (
             "git checkout HEAD -- 'src/*.py'",
             "git rm -rf src",
             "git worktree remove --force ../wt",
+            "git worktree remove --forc ../wt",
+            "git checkout-index --all --force",
+            "git read-tree -u --reset HEAD",
+            "git submodule deinit -f --all",
+            "git switch --discard main",
         ),
         must_not_match=(
             "git restore --staged .",
@@ -297,6 +307,10 @@ VCS_RULES: tuple[Rule, ...] = (
             "git rm --cached -r -f .",
             "git checkout -- src/app.py",
             "echo git checkout .",
+            "git checkout-index -a",
+            "git read-tree HEAD",
+            "git submodule deinit lib/vendored",
+            "git checkout --help",
         ),
     ),
     rule(
@@ -333,6 +347,7 @@ VCS_RULES: tuple[Rule, ...] = (
             "git rebase -i HEAD~3",
             "echo git filter-repo",
             "git help filter-branch",
+            "git filter-branch --help",
         ),
     ),
     rule(
@@ -350,6 +365,8 @@ VCS_RULES: tuple[Rule, ...] = (
             "git prune",
             "git reflog expire --expire-unreachable=now --all",
             "git reflog delete HEAD@{1}",
+            "git gc --pru=now",
+            "git reflog expire --expire-unr=now --all",
         ),
         must_not_match=(
             "git gc",
