@@ -42,7 +42,8 @@ def test_a_value_option_at_the_end_has_no_value() -> None:
 
 
 def test_abbreviated_long_options_resolve_when_unambiguous() -> None:
-    args = parse(["--forc", "--comm", "SQL", "--dry=x"], "", ["command"], long_names=["force", "dry-run"])
+    words = ["--forc", "--comm", "SQL", "--dry=x"]
+    args = parse(words, "", ["command"], long_names=["force", "dry-run"])
     assert args == Args(
         flags=frozenset({"--force", "--command", "--dry-run"}),
         operands=(),

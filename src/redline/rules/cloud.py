@@ -104,6 +104,8 @@ def _storage_delete(inv: Invocation, analysis: Analysis) -> bool:
     if inv.name == "aws":
         args = argv.parse(inv.values, *_AWS_VALUES)
         path = tuple(args.operands[:2])
+        if args.has("--dryrun"):
+            return False
         if path == ("s3", "rm"):
             return args.has("--recursive")
         if path == ("s3", "rb"):
@@ -126,7 +128,7 @@ def _storage_delete(inv: Invocation, analysis: Analysis) -> bool:
     return False
 
 
-_DELETE_VERBS = frozenset({"delete", "destroy", "apps:destroy", "pg:reset"})
+_DELETE_VERBS = frozenset({"delete", "destroy", "pg:reset"})
 # CLIs whose command path ends in a verb: `gcloud compute instances delete NAME`.
 _CLOUD_CLIS = frozenset({"gcloud", "az", "doctl", "hcloud", "linode-cli", "scw", "oci",
                          "ibmcloud", "fly", "flyctl", "heroku", "vercel", "netlify"})  # fmt: skip
@@ -155,9 +157,6 @@ def _resource_delete(inv: Invocation, analysis: Analysis) -> bool:
             or words[0] in ("terminate", "purge")
             or operation == "schedule-key-deletion"
         )
-    if inv.name == "gh":
-        noun_verb = argv.parse(inv.values, "R", ("repo",)).operands[:2]
-        return noun_verb in (("repo", "delete"), ("release", "delete"), ("gist", "delete"))
     words = [o.lower() for o in argv.parse(inv.values).operands]
     if inv.name == "gcloud" and words[:1] == ["storage"]:
         return False  # `cloud.storage-delete` judges buckets and objects
@@ -169,7 +168,10 @@ def _resource_delete(inv: Invocation, analysis: Analysis) -> bool:
         and words[1:3] in ([record, "delete"] for record in _AZ_RECORDS)
     ):
         return False
-    return any(w in _DELETE_VERBS or w.startswith("delete-") for w in words[:6])
+    # heroku's `apps:destroy`, `addons:destroy`, `spaces:destroy`...
+    return any(
+        w in _DELETE_VERBS or w.startswith("delete-") or w.endswith(":destroy") for w in words[:6]
+    )
 
 
 CLOUD_RULES: tuple[Rule, ...] = (
@@ -320,6 +322,7 @@ CLOUD_RULES: tuple[Rule, ...] = (
             "aws s3 ls",
             "aws s3 cp f s3://b/f",
             "aws s3 rm s3://b/one.txt",
+            "aws s3 sync . s3://site --delete --dryrun",
             "gsutil ls gs://b",
             "rclone copy a remote:b",
             "rclone --dry-run purge remote:x",
@@ -333,27 +336,26 @@ CLOUD_RULES: tuple[Rule, ...] = (
         D,
         "delete or terminate cloud resources",
         "ask the owner before deleting cloud resources; list them first",
-        programs=("aws", "gh", *_CLOUD_CLIS),
+        programs=("aws", *_CLOUD_CLIS),
         test=_resource_delete,
         must_match=(
             "aws ec2 terminate-instances --instance-ids i-1",
             "az group delete -n rg",
             "gcloud compute instances delete vm-1 --zone us-central1-a",
             "aws --region eu-west-1 rds delete-db-instance --db-instance-identifier x",
-            "gh repo delete me/repo --yes",
             "doctl compute droplet delete web",
             "heroku apps:destroy myapp",
             "fly apps destroy app",
             "aws kms schedule-key-deletion --key-id k",
             "aws sqs purge-queue --queue-url u",
             "aws ecr batch-delete-image --repository-name r --image-ids imageTag=x",
-            "gh release delete v1.0 -y",
+            "heroku addons:destroy heroku-postgresql -a app",
         ),
         must_not_match=(
             "aws ec2 describe-instances",
             "gcloud compute instances list",
             "az group list",
-            "gh repo view",
+            "heroku addons:create heroku-postgresql",
             "aws s3 rm s3://b/k",
             "echo gcloud projects delete x",
             "aws ec2 terminate-instances --dry-run --instance-ids i-1",

@@ -77,7 +77,9 @@ def sql_texts(inv: Invocation) -> Iterator[str]:
     else:
         client = _CLIENTS[name]
         short, long = client.sql_short, client.sql_long
-        args = argv.parse(values, client.valued_short + short, (*_COMMON_LONG, *long))
+        # getopt_long and MySQL's option parser take prefixes: `--comm`, `--exec`
+        args = argv.parse(values, client.valued_short + short, (*_COMMON_LONG, *long),
+                          long_names=long or ("help",))  # fmt: skip
         yield from args.value(*(f"-{c}" for c in short), *(f"--{n}" for n in long))
     if inv.stdin_text is not None:
         yield inv.stdin_text
@@ -200,6 +202,7 @@ DATA_RULES: tuple[Rule, ...] = (
             "clickhouse-client -q 'DROP TABLE logs'",
             "cockroach sql -e 'DROP TABLE x'",
             "mysql -e \"SELECT 'a\\'' DROP TABLE x; '\"",
+            "mysql --exec='DROP DATABASE shop'",
         ),
         must_not_match=(
             "psql -c 'select 1'",
@@ -224,6 +227,7 @@ DATA_RULES: tuple[Rule, ...] = (
             "mysql -e 'truncate table logs' db",
             "sqlite3 x.db <<< 'truncate t'",
             "psql -c 'select 1; TRUNCATE TABLE a, b'",
+            "psql --comm='TRUNCATE audit_log' prod",
         ),
         must_not_match=(
             "mysql -e 'SELECT TRUNCATE(1.5, 0)'",

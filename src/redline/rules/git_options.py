@@ -29,7 +29,8 @@ LONG: dict[str, tuple[str, ...]] = {
         "quiet verbose progress atomic signed recurse-submodules ipv4 ipv6",
         "reset": f"hard soft mixed merge keep no-quiet refresh no-refresh {_PATHSPEC}",
         "checkout": "force ours theirs track no-track guess no-guess overlay no-overlay merge "
-        f"patch detach ignore-skip-worktree-bits ignore-other-worktrees overwrite-ignore {_PATHSPEC}",
+        "patch detach ignore-skip-worktree-bits ignore-other-worktrees overwrite-ignore "
+        + _PATHSPEC,
         "restore": "staged worktree patch ours theirs merge ignore-unmerged overlay no-overlay "
         f"ignore-skip-worktree-bits {_PATHSPEC}",
         "switch": "detach guess no-guess discard-changes force merge track no-track "
@@ -51,8 +52,7 @@ LONG: dict[str, tuple[str, ...]] = {
         "checkout-index": "all force index quiet no-create temp stdin ignore-skip-worktree-bits",
         "read-tree": "reset trivial aggressive dry-run quiet empty no-sparse-checkout "
         "recurse-submodules",
-        "submodule": "force all quiet cached recursive init remote no-fetch checkout merge "
-        "rebase",
+        "submodule": "force all quiet cached recursive init remote no-fetch checkout merge rebase",
         "rm": "force dry-run cached ignore-unmatch sparse quiet " + _PATHSPEC,
         "stash": "quiet index keep-index no-keep-index include-untracked all patch staged",
     }.items()

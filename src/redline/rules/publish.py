@@ -30,12 +30,28 @@ _PUBLISHERS: dict[str, frozenset[str]] = {
 }
 
 
+_GRADLES = frozenset({"gradle", "gradlew", "./gradlew"})
+
+
+def _gradle_publish(task: str) -> bool:
+    # `publish`, `:lib:publish`, `publishToMavenCentral`, `publishPlugins`; a
+    # publication to the local Maven cache (`publishToMavenLocal`) stays local.
+    name = task.rsplit(":", 1)[-1]
+    return name.startswith("publish") and not name.endswith("MavenLocal")
+
+
 def _publish(inv: Invocation, analysis: Analysis) -> bool:
     # `python -m twine upload` comes here as `twine upload` (the shell analysis).
     name, values = inv.name, inv.values
-    verbs = _PUBLISHERS.get(name)
-    if verbs is None or "--dry-run" in values:
+    verbs = _PUBLISHERS.get(name)  # every invocation comes here: the name decides first
+    if verbs is None:
+        gradle = name in _GRADLES and "-m" not in values and "--dry-run" not in values
+        return gradle and any(_gradle_publish(o.value) for o in inv.options.operands)
+    if "--dry-run" in values:
         return False
+    if name == "mvn":  # phases and goals in any order: `mvn clean deploy`, `deploy:deploy-file`
+        phases = (o.value for o in inv.options.operands)
+        return any(p == "deploy" or p.startswith("deploy:") for p in phases)
     verb = inv.subcommand()
     if name == "yarn" and verb == "npm":
         return "publish" in values
@@ -80,6 +96,10 @@ PUBLISH_RULES: tuple[Rule, ...] = (
             "gem push pkg.gem",
             "sudo -u ci npm publish",
             "python3 -m twine upload dist/*",
+            "mvn -B -DskipTests clean deploy",
+            "./gradlew :lib:publish",
+            "gradle publishToMavenCentral",
+            "cargo yank --version 1.0.0 mycrate",
         ),
         must_not_match=(
             "npm publish --dry-run",
@@ -89,6 +109,10 @@ PUBLISH_RULES: tuple[Rule, ...] = (
             "echo npm publish",
             "python -m twine check dist/*",
             "python3 -m http.server",
+            "mvn clean install",
+            "./gradlew build",
+            "gradle publishToMavenLocal",
+            "./gradlew publish --dry-run",
         ),
     ),
     rule(
