@@ -13,6 +13,7 @@ from redline.rules.model import Rule, rule
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
+from redline.shell.model import DYNAMIC
 
 D = Severity.DANGEROUS
 
@@ -85,6 +86,59 @@ def sql_texts(inv: Invocation) -> Iterator[str]:
         yield inv.stdin_text
 
 
+# Where clients take a file of SQL: `psql -f`, `cqlsh -f`, `sqlcmd -i`, and
+# inside the SQL, psql's `\i` and sqlite's `.read`.
+_FILE_OPTIONS = {"psql": ("-f", "--file"), "cqlsh": ("-f", "--file"), "sqlcmd": ("-i",),
+                 "clickhouse-client": ("--queries-file",)}  # fmt: skip
+_INCLUDE = lazy_regex(r"^\s*(?:\\ir?|\\include(?:_relative)?|\.read)\s+(\S+)", re.MULTILINE)
+# A file larger than this is not read: it is judged by its name alone, as before.
+MAX_SQL_FILE = 256 * 1024
+
+
+def _sql_file_names(inv: Invocation, texts: list[str]) -> Iterator[str]:
+    options = _FILE_OPTIONS.get(inv.name)
+    if options:
+        client = _CLIENTS[inv.name]
+        long = (*_COMMON_LONG, *client.sql_long, "queries-file")
+        yield from argv.parse(inv.values, client.valued_short, long).value(*options)
+    for redirect in inv.redirects:
+        if redirect.op == "<" and redirect.target is not None:
+            yield redirect.target.value
+    for text in texts:
+        yield from (m.group(1).strip("'\"") for m in _INCLUDE.finditer(text))
+
+
+def _read_sql_file(name: str, cwd: str | None) -> str | None:
+    """The text of a small regular file of SQL the client will run, or None
+    when it cannot be known now (a computed name, an unknown directory)."""
+    import os  # only when a SQL client is given a file: off a hook's start
+
+    if DYNAMIC in name or name == "-":
+        return None
+    path = os.path.expanduser(name)
+    if not os.path.isabs(path):
+        if cwd is None:
+            return None
+        path = os.path.join(os.path.expanduser(cwd), path)
+    try:
+        if not os.path.isfile(path) or os.path.getsize(path) > MAX_SQL_FILE:
+            return None
+        with open(path, encoding="utf-8", errors="replace") as file:
+            return file.read(MAX_SQL_FILE)
+    except OSError:
+        return None
+
+
+def sql_inputs(inv: Invocation) -> Iterator[str]:
+    """The SQL on the command line and in the files it names, read from disk."""
+    texts = list(sql_texts(inv))
+    yield from texts
+    for name in dict.fromkeys(_sql_file_names(inv, texts)):
+        text = _read_sql_file(name, inv.cwd)
+        if text is not None:
+            yield text
+
+
 # Masks a literal or a comment; `/*!...*/` runs in MySQL, so it stays visible.
 _COMMENTS = r"|`[^`]*`?|--[^\n]*|/\*(?!!).*?(?:\*/|\Z)"
 _LITERAL = {
@@ -140,7 +194,7 @@ def _update_all(statement: str) -> bool:
 
 def _sql(check: Callable[[str], bool]) -> Callable[[Invocation, Analysis], bool]:
     def test(inv: Invocation, analysis: Analysis) -> bool:
-        return any(check(s) for sql in sql_texts(inv) for s in statements(sql))
+        return any(check(s) for sql in sql_inputs(inv) for s in statements(sql))
 
     return test
 
