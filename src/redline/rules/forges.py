@@ -19,7 +19,8 @@ _DELETES = frozenset({"delete", "rm", "remove", "delete-asset"})
 # Nouns whose `delete` (or its aliases) destroys something of the project.
 # (`gh cache delete` is not among them: a build cache comes back on the next run.)
 _NOUNS = frozenset({"repo", "release", "gist", "codespace", "cs", "issue", "project", "snippet",
-                    "ci", "pipeline", "label", "run", "environment"})  # fmt: skip
+                    "ci", "pipeline", "label", "run", "environment", "ssh-key", "gpg-key",
+                    "deploy-key"})  # fmt: skip
 
 
 def _forge_words(inv: Invocation) -> tuple[list[str], argv.Args]:
@@ -34,6 +35,8 @@ def _forge_delete(inv: Invocation, analysis: Analysis) -> bool:
     noun, verb = words[0], words[1]
     if noun == "repo" and verb in ("archive", "edit"):
         return verb == "archive" or args.has("--visibility")
+    if noun == "repo" and verb == "deploy-key":  # `gh repo deploy-key delete ID`
+        noun, verb = verb, words[2] if len(words) > 2 else ""
     if noun == "workflow":
         return verb == "disable"
     return noun in _NOUNS and verb in _DELETES
@@ -72,6 +75,8 @@ FORGE_RULES: tuple[Rule, ...] = (
             "gh codespace delete -c fuzzy-space",
             "glab repo delete group/proj --yes",
             "glab release delete v1",
+            "gh repo deploy-key delete 1234",
+            "gh ssh-key delete 42 --yes",
         ),
         must_not_match=(
             "gh repo view org/app",
@@ -81,6 +86,7 @@ FORGE_RULES: tuple[Rule, ...] = (
             "gh repo delete --help",
             "gh repo clone org/app",
             "gh cache delete --all",
+            "gh repo deploy-key list",
             "glab repo view",
             "echo gh repo delete org/app",
         ),

@@ -19,6 +19,9 @@ VALUES: dict[str, tuple[str, tuple[str, ...]]] = {
     "read-tree": ("", ("prefix", "index-output")),
 }
 
+# `git config`'s options that take a value, so `--file F alias.x y` reads right.
+CONFIG_VALUES = ("f", ("file", "blob", "type", "default", "comment", "value", "url"))
+
 _PATHSPEC = "pathspec-from-file pathspec-file-nul recurse-submodules quiet progress"
 # Per subcommand, the other long options it accepts: what a prefix may stand for.
 LONG: dict[str, tuple[str, ...]] = {

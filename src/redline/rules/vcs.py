@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 from redline.decision import Severity
 from redline.rules import argv
-from redline.rules.git_options import GLOBAL_LONG, GLOBAL_SHORT, LONG, VALUES
+from redline.rules.git_options import CONFIG_VALUES, GLOBAL_LONG, GLOBAL_SHORT, LONG, VALUES
 from redline.rules.model import Rule, rule
 from redline.shell import paths
 from redline.shell.analysis import Analysis
@@ -20,17 +20,35 @@ GITS = ("git", "hub")
 _EVERYTHING = frozenset({".", "./", ":/", ":", "*", ":/*", ":(top)", ":(top).", ":/."})
 
 
-def git_command(inv: Invocation) -> tuple[str, argv.Args] | None:
-    """The subcommand after git's global options, and its arguments; a `-c
-    alias.NAME=...` given on the same line is expanded."""
+def _configured_aliases(inv: Invocation, analysis: Analysis | None) -> tuple[str, ...]:
+    """`alias.NAME=BODY` set by `git config` earlier in the same command
+    (`git config alias.nuke 'reset --hard' && git nuke`)."""
+    found: list[str] = []
+    for other in analysis.invocations if analysis is not None else ():
+        if other.index >= inv.index or other.name not in GITS:
+            continue
+        top = argv.parse(other.values, GLOBAL_SHORT, GLOBAL_LONG, stop_at_operand=True)
+        if top.rest[:1] != ("config",):
+            continue
+        words = argv.parse(top.rest[1:], *CONFIG_VALUES).operands
+        words = words[1:] if words[:1] in (("set",), ("--add",)) else words
+        if len(words) >= 2 and words[0].lower().startswith("alias."):
+            found.append(f"{words[0]}={words[1]}")
+    return tuple(found)
+
+
+def git_command(inv: Invocation, analysis: Analysis | None = None) -> tuple[str, argv.Args] | None:
+    """The subcommand after git's global options, and its arguments; an alias
+    set on the same line (`git -c alias.NAME=...`, an earlier `git config
+    alias.NAME ...`) is expanded."""
     top = argv.parse(inv.values, GLOBAL_SHORT, GLOBAL_LONG, stop_at_operand=True)
     if not top.rest:
         return None
     sub, rest = top.rest[0].lower(), top.rest[1:]
-    for setting in top.value("-c"):
+    for setting in (*top.value("-c"), *_configured_aliases(inv, analysis)):
         key, _, body = setting.partition("=")
         if key.lower() == "alias." + sub and body and not body.startswith("!"):
-            import shlex  # only for `git -c alias.X=...`: off a hook's start
+            import shlex  # only for an alias set on the line: off a hook's start
 
             try:
                 words = shlex.split(body)
@@ -51,7 +69,7 @@ GitTest = Callable[[str, argv.Args], bool]
 
 def _git(check: GitTest) -> Callable[[Invocation, Analysis], bool]:
     def test(inv: Invocation, analysis: Analysis) -> bool:
-        parsed = git_command(inv)
+        parsed = git_command(inv, analysis)
         return parsed is not None and check(*parsed)
 
     return test
@@ -92,7 +110,9 @@ def _branch_force_delete(sub: str, args: argv.Args) -> bool:
 
 def _discard_changes(sub: str, args: argv.Args) -> bool:
     # A directory (`src/`) or a glob (`'*.py'`) discards many files at once.
-    everything = any(o in _EVERYTHING or o.endswith("/") or paths.is_glob(o) for o in args.operands)
+    everything = args.has("--pathspec-from-file") or any(
+        o in _EVERYTHING or o.endswith("/") or paths.is_glob(o) for o in args.operands
+    )
     if sub == "checkout":
         return args.has("-f", "--force") or everything
     if sub == "switch":
@@ -161,6 +181,7 @@ VCS_RULES: tuple[Rule, ...] = (
             "bash -c 'g\"i\"t reset --hard'",
             "git -c alias.nuke='reset --hard' nuke",
             "git reset --har HEAD~1",
+            "git config alias.nuke 'reset --hard' && git nuke",
         ),
         must_not_match=(
             "git reset",
@@ -168,6 +189,8 @@ VCS_RULES: tuple[Rule, ...] = (
             "echo 'git reset --hard'",
             "git log --grep='reset --hard'",
             "git commit -m 'git reset --hard'",
+            "git config alias.undo 'reset --soft HEAD~1' && git undo",
+            "git nuke && git config alias.nuke 'reset --hard'",
         ),
     ),
     rule(
@@ -239,6 +262,7 @@ VCS_RULES: tuple[Rule, ...] = (
             "git -C ../repo clean -xdf",
             "git clean -ffX",
             "git clean --forc -d",
+            "git submodule foreach --recursive 'git clean -fdx'",
         ),
         must_not_match=(
             "git clean -n",
@@ -298,6 +322,7 @@ VCS_RULES: tuple[Rule, ...] = (
             "git read-tree -u --reset HEAD",
             "git submodule deinit -f --all",
             "git switch --discard main",
+            "git restore --pathspec-from-file=list.txt",
         ),
         must_not_match=(
             "git restore --staged .",
