@@ -24,6 +24,7 @@ _VERBS: dict[str, frozenset[str]] = {
     "borgmatic": frozenset({"prune", "compact", "delete"}),
     "tarsnap": frozenset({"-d", "--nuke"}),
 }
+_OTHERS = ("kopia", "velero", "duplicity", "rdiff-backup", "tmutil", "timeshift", "snapper")
 _NOUN_DELETES = frozenset({"delete", "remove", "rm"})
 
 
@@ -39,6 +40,16 @@ def _backup_delete(inv: Invocation, analysis: Analysis) -> bool:
         return args.has("-d", "--nuke")
     if name == "duplicity":
         return bool(words) and words[0].startswith("remove-")
+    if name == "rdiff-backup":  # `--remove-older-than T`, or `remove increments` (2.2+)
+        return any(v.startswith("--remove-older-than") for v in inv.values) or words[:1] == [
+            "remove"
+        ]
+    if name == "tmutil":  # Time Machine: `delete`, `deletelocalsnapshots`...
+        return bool(words) and words[0].startswith("delete")
+    if name == "timeshift":
+        return args.has("--delete", "--delete-all")
+    if name == "snapper":
+        return any(w in ("delete", "rm", "remove") for w in words[:1])
     if name == "restic" and words[:2] == ["key", "remove"]:
         return True
     if name in ("kopia", "velero"):
@@ -54,7 +65,7 @@ BACKUP_RULES: tuple[Rule, ...] = (
         D,
         "delete backups: forget, prune or delete snapshots and archives, or rewrite a repository",
         "keep the backups; preview with `--dry-run` and ask the owner before pruning",
-        programs=(*_VERBS, "kopia", "velero", "duplicity"),
+        programs=(*_VERBS, *_OTHERS),
         test=_backup_delete,
         must_match=(
             "restic -r /srv/restic forget --keep-last 1 --prune",
@@ -67,6 +78,10 @@ BACKUP_RULES: tuple[Rule, ...] = (
             "velero backup delete nightly --confirm -n velero",
             "duplicity remove-older-than 1D --force file:///backup",
             "tarsnap -d -f nightly",
+            "rdiff-backup --remove-older-than 1D /backup",
+            "sudo tmutil delete -d /Volumes/TM -t 2024-01-01-000000",
+            "timeshift --delete-all",
+            "snapper -c root delete 42",
         ),
         must_not_match=(
             "restic snapshots",
@@ -79,6 +94,9 @@ BACKUP_RULES: tuple[Rule, ...] = (
             "velero backup create nightly",
             "echo restic prune",
             "tarsnap -c -f nightly ~/work",
+            "rdiff-backup --list-increments /backup",
+            "tmutil listbackups",
+            "snapper list",
         ),
     ),
 )

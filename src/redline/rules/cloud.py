@@ -71,6 +71,10 @@ def _kube_delete(inv: Invocation, analysis: Analysis) -> bool:
     if verb == ("scale",):  # to zero replicas: the workload stops serving
         pairs = itertools.pairwise(values)
         return "--replicas=0" in values or any(p == ("--replicas", "0") for p in pairs)
+    if verb == ("replace",):  # `--force` deletes the objects, then creates them again
+        return args.has("--force")
+    if verb == ("apply",):  # `--prune` deletes what the files no longer name
+        return args.has("--prune")
     return verb in (("delete",), ("drain",))
 
 
@@ -117,11 +121,16 @@ def _storage_delete(inv: Invocation, analysis: Analysis) -> bool:
         if words[:1] == ("rsync",):  # `-d` after `rsync` mirrors deletions (before it: debug)
             start = next(k for k, v in enumerate(inv.values) if v.lower() == "rsync")
             return "-d" in inv.values[start:]
-        return words[:1] == ("rb",) or (words[:1] == ("rm",) and args.has("-r", "-R"))
+        # a wildcard (`gs://b/**`) removes every object it matches, as `-r` does
+        every = args.has("-r", "-R") or any("*" in w for w in words[1:])
+        return words[:1] == ("rb",) or (words[:1] == ("rm",) and every)
     if inv.name == "gcloud":
         if words[:2] == ("storage", "rsync"):
             return args.has("--delete-unmatched-destination-objects")
-        return words[:2] == ("storage", "rm") and args.has("-r", "--recursive")
+        if words[:3] == ("storage", "buckets", "delete"):
+            return True
+        every = args.has("-r", "--recursive") or any("*" in w for w in words[2:])
+        return words[:2] == ("storage", "rm") and every
     if inv.name == "rclone":
         deletes = words[:1] in (("purge",), ("delete",), ("deletefile",))
         return deletes and not args.has("-n", "--dry-run")
@@ -131,7 +140,9 @@ def _storage_delete(inv: Invocation, analysis: Analysis) -> bool:
 _DELETE_VERBS = frozenset({"delete", "destroy", "pg:reset"})
 # CLIs whose command path ends in a verb: `gcloud compute instances delete NAME`.
 _CLOUD_CLIS = frozenset({"gcloud", "az", "doctl", "hcloud", "linode-cli", "scw", "oci",
-                         "ibmcloud", "fly", "flyctl", "heroku", "vercel", "netlify"})  # fmt: skip
+                         "ibmcloud", "fly", "flyctl", "heroku", "vercel", "netlify", "eksctl",
+                         "supabase", "railway", "neonctl", "pscale", "turso",
+                         "firebase"})  # fmt: skip
 
 
 # Deleting one record, message or object by its key is the cloud's `DELETE ...
@@ -168,9 +179,10 @@ def _resource_delete(inv: Invocation, analysis: Analysis) -> bool:
         and words[1:3] in ([record, "delete"] for record in _AZ_RECORDS)
     ):
         return False
-    # heroku's `apps:destroy`, `addons:destroy`, `spaces:destroy`...
+    # heroku's `apps:destroy`, `addons:destroy`; firebase's `functions:delete`...
     return any(
-        w in _DELETE_VERBS or w.startswith("delete-") or w.endswith(":destroy") for w in words[:6]
+        w in _DELETE_VERBS or w.startswith("delete-") or w.endswith((":destroy", ":delete"))
+        for w in words[:6]
     )
 
 
@@ -262,6 +274,8 @@ CLOUD_RULES: tuple[Rule, ...] = (
             "kubectl --context=prod delete -f app.yaml",
             "kubectl scale deploy api --replicas=0",
             "kubectl -n prod scale --replicas 0 statefulset/db",
+            "kubectl replace --force -f deploy.yaml",
+            "kubectl apply --prune -l app=web -f k8s/",
         ),
         must_not_match=(
             "kubectl get pods",
@@ -271,6 +285,8 @@ CLOUD_RULES: tuple[Rule, ...] = (
             "helm install x y",
             "echo kubectl delete pod x",
             "kubectl scale deploy api --replicas=3",
+            "kubectl apply -f k8s/",
+            "kubectl replace -f deploy.yaml",
         ),
     ),
     rule(
@@ -317,6 +333,8 @@ CLOUD_RULES: tuple[Rule, ...] = (
             "rclone purge remote:backups",
             "gsutil -m rsync -d -r empty gs://bucket",
             "gcloud storage rsync --delete-unmatched-destination-objects -r . gs://b",
+            "gsutil -m rm -a 'gs://assets/**'",
+            "gcloud storage buckets delete gs://assets",
         ),
         must_not_match=(
             "aws s3 ls",
@@ -328,6 +346,7 @@ CLOUD_RULES: tuple[Rule, ...] = (
             "rclone --dry-run purge remote:x",
             "echo aws s3 rb --force",
             "gsutil -d rsync -r src gs://b",
+            "gcloud storage buckets list",
         ),
     ),
     rule(
@@ -348,6 +367,8 @@ CLOUD_RULES: tuple[Rule, ...] = (
             "fly apps destroy app",
             "aws kms schedule-key-deletion --key-id k",
             "aws sqs purge-queue --queue-url u",
+            "eksctl delete cluster --name prod",
+            "firebase functions:delete api --force",
             "aws ecr batch-delete-image --repository-name r --image-ids imageTag=x",
             "heroku addons:destroy heroku-postgresql -a app",
         ),

@@ -8,12 +8,11 @@ from collections.abc import Callable, Iterator
 
 from redline.decision import Severity
 from redline.fasttuple import NamedTuple
-from redline.rules import argv
+from redline.rules import argv, sql_files
 from redline.rules.model import Rule, rule
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
-from redline.shell.model import DYNAMIC
 
 D = Severity.DANGEROUS
 
@@ -86,13 +85,9 @@ def sql_texts(inv: Invocation) -> Iterator[str]:
         yield inv.stdin_text
 
 
-# Where clients take a file of SQL: `psql -f`, `cqlsh -f`, `sqlcmd -i`, and
-# inside the SQL, psql's `\i` and sqlite's `.read`.
+# Where clients take a file of SQL: `psql -f`, `cqlsh -f`, `sqlcmd -i`.
 _FILE_OPTIONS = {"psql": ("-f", "--file"), "cqlsh": ("-f", "--file"), "sqlcmd": ("-i",),
                  "clickhouse-client": ("--queries-file",)}  # fmt: skip
-_INCLUDE = lazy_regex(r"^\s*(?:\\ir?|\\include(?:_relative)?|\.read)\s+(\S+)", re.MULTILINE)
-# A file larger than this is not read: it is judged by its name alone, as before.
-MAX_SQL_FILE = 256 * 1024
 
 
 def _sql_file_names(inv: Invocation, texts: list[str]) -> Iterator[str]:
@@ -104,29 +99,7 @@ def _sql_file_names(inv: Invocation, texts: list[str]) -> Iterator[str]:
     for redirect in inv.redirects:
         if redirect.op == "<" and redirect.target is not None:
             yield redirect.target.value
-    for text in texts:
-        yield from (m.group(1).strip("'\"") for m in _INCLUDE.finditer(text))
-
-
-def _read_sql_file(name: str, cwd: str | None) -> str | None:
-    """The text of a small regular file of SQL the client will run, or None
-    when it cannot be known now (a computed name, an unknown directory)."""
-    import os  # only when a SQL client is given a file: off a hook's start
-
-    if DYNAMIC in name or name == "-":
-        return None
-    path = os.path.expanduser(name)
-    if not os.path.isabs(path):
-        if cwd is None:
-            return None
-        path = os.path.join(os.path.expanduser(cwd), path)
-    try:
-        if not os.path.isfile(path) or os.path.getsize(path) > MAX_SQL_FILE:
-            return None
-        with open(path, encoding="utf-8", errors="replace") as file:
-            return file.read(MAX_SQL_FILE)
-    except OSError:
-        return None
+    yield from sql_files.included(texts)
 
 
 def sql_inputs(inv: Invocation) -> Iterator[str]:
@@ -134,7 +107,7 @@ def sql_inputs(inv: Invocation) -> Iterator[str]:
     texts = list(sql_texts(inv))
     yield from texts
     for name in dict.fromkeys(_sql_file_names(inv, texts)):
-        text = _read_sql_file(name, inv.cwd)
+        text = sql_files.read(name, inv.cwd)
         if text is not None:
             yield text
 
@@ -203,12 +176,19 @@ _REDIS = ("redis-cli", "valkey-cli", "keydb-cli")
 _REDIS_VALUES = ("hpanusrid", ("user", "pass", "askpass", "cacert", "cert", "key", "sni", "tls"))
 
 
+_LUA_FLUSH = lazy_regex(r"\bflush(?:all|db)\b", re.IGNORECASE)
+
+
 def _redis_flush(inv: Invocation, analysis: Analysis) -> bool:
     operands = argv.parse(inv.values, *_REDIS_VALUES).operands
     words = operands[:1] if operands else ()
     if inv.stdin_text is not None:
         words += tuple(line.split()[0] for line in inv.stdin_text.splitlines() if line.split())
     if any(w.lower() in ("flushall", "flushdb") for w in words):
+        return True
+    # a Lua script run on the server: `EVAL "return redis.call('FLUSHALL')" 0`
+    lua = words[:1] and words[0].lower() in ("eval", "eval_ro") and len(operands) > 1
+    if lua and _LUA_FLUSH.search(operands[1]):
         return True
     # `redis-cli --scan | xargs redis-cli del`: keys fed in bulk, as many as match.
     return inv.appended_args and bool(words) and words[0].lower() in ("del", "unlink")
@@ -349,6 +329,7 @@ DATA_RULES: tuple[Rule, ...] = (
             "valkey-cli flushall async",
             "redis-cli --scan --pattern 'sess:*' | xargs redis-cli del",
             "redis-cli keys '*' | xargs -n 100 redis-cli unlink",
+            "redis-cli EVAL \"return redis.call('FLUSHALL')\" 0",
         ),
         must_not_match=(
             "redis-cli get flushall",
@@ -356,6 +337,7 @@ DATA_RULES: tuple[Rule, ...] = (
             "redis-cli -h flushall ping",
             "echo redis-cli flushall",
             "redis-cli del session:42",
+            "redis-cli EVAL \"return redis.call('GET', KEYS[1])\" 1 k",
             "redis-cli --scan --pattern 'sess:*' | xargs redis-cli ttl",
         ),
     ),

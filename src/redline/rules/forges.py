@@ -11,6 +11,7 @@ from redline.rules import argv
 from redline.rules.model import Rule, rule
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
 
 D = Severity.DANGEROUS
 
@@ -43,6 +44,8 @@ def _forge_delete(inv: Invocation, analysis: Analysis) -> bool:
 
 
 _WRITES = frozenset({"DELETE", "PATCH", "PUT"})
+# GraphQL mutations that delete, archive or hand over: `deleteRepository`, `archiveRepository`...
+_DELETING_MUTATION = lazy_regex(r"\b(?:delete|remove|archive|transfer|clear)[A-Z]\w*")
 
 
 def _api_write(inv: Invocation, analysis: Analysis) -> bool:
@@ -51,6 +54,9 @@ def _api_write(inv: Invocation, analysis: Analysis) -> bool:
                                               "cache"))  # fmt: skip
     if args.operands[:1] != ("api",):
         return False
+    if args.operands[1:2] == ("graphql",):  # a mutation is sent with POST
+        fields = args.value("-f", "-F", "--field", "--raw-field")
+        return any(_DELETING_MUTATION.search(f) for f in fields if "mutation" in f)
     return any(m.strip().upper() in _WRITES for m in args.value("-X", "--method"))
 
 
@@ -107,12 +113,16 @@ FORGE_RULES: tuple[Rule, ...] = (
             "gh api repos/o/r/branches/main/protection --method=DELETE",
             "gh api -X put repos/o/r/actions/permissions -F enabled=false",
             "glab api -X DELETE projects/1",
+            'gh api graphql -f query=\'mutation { deleteRepository(input: {repositoryId: "R"}) '
+            "{ clientMutationId } }'",
         ),
         must_not_match=(
             "gh api repos/o/r",
             "gh api -X GET repos/o/r/pulls",
             "gh api repos/o/r/issues -f title=x",
             "gh api -H 'X-Method: DELETE' repos/o/r",
+            "gh api graphql -f query='query { viewer { login } }'",
+            "gh api graphql -f query='mutation { addStar(input: {starrableId: \"R\"}) { x } }'",
             "echo gh api -X DELETE repos/o/r",
         ),
     ),

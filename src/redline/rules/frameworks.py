@@ -86,7 +86,7 @@ _TOOLS: dict[str, Callable[[Sequence[str]], bool]] = {
     "supabase": _pairs(("db", _RESET)),
 }
 _ALIASES = {"sequelize-cli": "sequelize", "typeorm-ts-node-commonjs": "typeorm",
-            "typeorm-ts-node-esm": "typeorm"}  # fmt: skip
+            "typeorm-ts-node-esm": "typeorm", "django": "django-admin"}  # fmt: skip
 _EXTENSIONS = (".py", ".js", ".cjs", ".mjs", ".php", ".exs", ".rb")
 
 
@@ -101,10 +101,11 @@ def _tool_name(word: str) -> str:
 
 
 def _framework_reset(inv: Invocation, analysis: Analysis) -> bool:
-    # The tool is the program itself or one of the first words a runner or an
-    # interpreter is given (`npx prisma`, `python -m alembic`, `php artisan`).
+    # The tool is the program itself or one of the first words a runner, an
+    # interpreter or a container is given (`npx prisma`, `python -m alembic`,
+    # `sail artisan`, `docker compose exec web python manage.py`).
     words = [w.value for w in inv.argv]
-    for k, word in enumerate(words[:6]):
+    for k, word in enumerate(words[:12]):
         check = _TOOLS.get(_tool_name(word))
         if check is not None:
             args = words[k + 1 :]
@@ -115,8 +116,23 @@ def _framework_reset(inv: Invocation, analysis: Analysis) -> bool:
 _RUNNERS = ("npx", "bunx", "pnpx", "yarn", "pnpm", "npm", "bun", "uvx", "pipx", "deno", "node")
 _INTERPRETERS = ("python", "python3", "python2", "pypy3", "php", "ruby", "elixir", "py",
                  *(f"python3.{minor}" for minor in range(6, 16)))  # fmt: skip
-_SCRIPTS = ("manage.py", "./manage.py", "bin/rails", "./bin/rails", "bin/rake", "./bin/rake",
-            "artisan", "./artisan", "bin/knex")  # fmt: skip
+_SCRIPTS = (
+    "manage.py",
+    "./manage.py",
+    "bin/rails",
+    "./bin/rails",
+    "bin/rake",
+    "./bin/rake",
+    "artisan",
+    "./artisan",
+    "bin/knex",
+    "sail",
+    "vendor/bin/sail",
+    "./vendor/bin/sail",
+)
+# Where a framework command runs inside a container: `docker compose exec`,
+# `kubectl exec` (neither is read as a carrier of the command it runs).
+_CONTAINERS = ("docker", "podman", "docker-compose", "kubectl", "oc")
 
 FRAMEWORK_RULES: tuple[Rule, ...] = (
     rule(
@@ -125,7 +141,7 @@ FRAMEWORK_RULES: tuple[Rule, ...] = (
         D,
         "a framework command that drops, flushes or resets the whole database",
         "back up the database and ask the owner; run a migration forward instead of resetting",
-        programs=(*_RUNNERS, *_INTERPRETERS, *_SCRIPTS, *_TOOLS, *_ALIASES),
+        programs=(*_RUNNERS, *_INTERPRETERS, *_SCRIPTS, *_CONTAINERS, *_TOOLS, *_ALIASES),
         test=_framework_reset,
         must_match=(
             "python manage.py flush --noinput",
@@ -142,6 +158,9 @@ FRAMEWORK_RULES: tuple[Rule, ...] = (
             "mix ecto.drop",
             "npx sequelize-cli db:drop",
             "npx supabase db reset --linked",
+            "python -m django flush --noinput",
+            "./vendor/bin/sail artisan migrate:fresh --seed",
+            "docker compose exec -T web python manage.py flush --no-input",
         ),
         must_not_match=(
             "python manage.py migrate",
@@ -154,6 +173,8 @@ FRAMEWORK_RULES: tuple[Rule, ...] = (
             "mix ecto.migrate",
             "echo rails db:drop",
             "supabase db diff",
+            "docker compose exec web python manage.py migrate",
+            "docker run -v /srv/manage.py:/x img flush",
         ),
     ),
 )

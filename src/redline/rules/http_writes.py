@@ -21,6 +21,12 @@ _CURL_VALUES = (
      "cert", "key", "resolve", "retry", "range", "quote", "dump-header", "proxy-user"),
 )  # fmt: skip
 _HTTPIE = ("http", "https", "xh", "xhs")
+# HTTPie's and xh's options that take a value, so `-a user:pw` is not the method.
+_HTTPIE_VALUES = ("aApso", ("auth", "auth-type", "print", "style", "output", "session",
+                            "session-read-only", "verify", "cert", "cert-key", "proxy", "timeout",
+                            "pretty", "format-options", "ssl", "default-scheme", "boundary",
+                            "max-redirects", "max-headers", "response-charset",
+                            "response-mime", "bearer"))  # fmt: skip
 
 
 def _http_delete(inv: Invocation, analysis: Analysis) -> bool:
@@ -32,7 +38,7 @@ def _http_delete(inv: Invocation, analysis: Analysis) -> bool:
     elif inv.name == "wget":
         methods = argv.parse(values, "", ("method",)).value("--method")
     else:
-        methods = argv.parse(values).operands[:1]
+        methods = argv.parse(values, *_HTTPIE_VALUES).operands[:1]
     return any(m.strip().upper() == "DELETE" for m in methods)
 
 
@@ -54,6 +60,7 @@ HTTP_RULES: tuple[Rule, ...] = (
             "http DELETE :9200/index",
             "wget --method=DELETE http://x/y",
             "xh delete localhost:8080/x",
+            "http -a admin:pw DELETE api.example.com/users/1",
         ),
         must_not_match=(
             "curl http://localhost:9200/_cat/indices",
@@ -61,6 +68,7 @@ HTTP_RULES: tuple[Rule, ...] = (
             "curl -H 'X-Method: DELETE' https://api.example.com/",
             "curl -d DELETE https://api.example.com/",
             "http GET :9200/",
+            "http -a DELETE:pw GET api.example.com/users/1",
             "wget https://example.com/file.tgz",
             "echo 'curl -X DELETE x'",
             "grep -r _delete_by_query .",

@@ -8,6 +8,7 @@ from __future__ import annotations
 from redline.decision import Severity
 from redline.rules import argv
 from redline.rules.model import Rule, rule
+from redline.shell import paths
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
 
@@ -58,7 +59,10 @@ def _state_remove(inv: Invocation, analysis: Analysis) -> bool:
     if _tf_help(inv):
         return False
     words = _tf_words(inv) if inv.name != "pulumi" else argv.parse(inv.values, "s").operands
-    return tuple(words[:2]) in (("state", "rm"), ("state", "push"), ("state", "delete"))
+    # `workspace delete` drops the workspace's whole state
+    return tuple(words[:2]) in (
+        ("state", "rm"), ("state", "push"), ("state", "delete"), ("workspace", "delete")
+    )  # fmt: skip
 
 
 _ANSIBLE_VALUES = ("iamuefltTBPcMk", ("inventory", "module-name", "args", "user", "extra-vars",
@@ -70,11 +74,15 @@ _SHELL_MODULES = frozenset({"shell", "command", "raw", "script"})
 
 def _ansible_root_shell(inv: Invocation, analysis: Analysis) -> bool:
     args = argv.parse(inv.values, *_ANSIBLE_VALUES)
-    if not args.has("-b", "--become"):
+    if not args.has("-b", "--become") or args.has("-C", "--check"):
         return False
     modules = args.value("-m", "--module-name")
     module = modules[-1].rsplit(".", 1)[-1] if modules else "command"
-    return module in _SHELL_MODULES and bool(args.value("-a", "--args") or module == "script")
+    module_args = args.value("-a", "--args")
+    # any module told `state=absent` deletes what it names (files, users, packages)
+    if any("state=absent" in a for a in module_args):
+        return True
+    return module in _SHELL_MODULES and bool(module_args or module == "script")
 
 
 _DOCKERS = ("docker", "podman", "nerdctl")
@@ -101,6 +109,10 @@ def _mount_sources(args: argv.Args) -> list[str]:
     return [s.rstrip("/") or "/" for s in sources]
 
 
+def _host_dir(source: str) -> bool:
+    return source in _HOST_DIRS or paths.is_home_dir(source)
+
+
 def _privileged_container(inv: Invocation, analysis: Analysis) -> bool:
     top = argv.parse(inv.values, "Hc", ("host", "context", "config", "log-level"),
                      stop_at_operand=True).rest  # fmt: skip
@@ -118,7 +130,7 @@ def _privileged_container(inv: Invocation, analysis: Analysis) -> bool:
         privileged
         or bool(caps & {"ALL", "SYS_ADMIN"})
         or (host and args.has("--privileged"))
-        or any(s in _HOST_DIRS for s in _mount_sources(args))
+        or any(_host_dir(s) for s in _mount_sources(args))
     )
 
 
@@ -163,11 +175,13 @@ INFRA_RULES: tuple[Rule, ...] = (
             "tofu state rm module.db",
             "terraform state push -force old.tfstate",
             "pulumi state delete urn:pulumi:prod::app::aws:s3/bucket:Bucket::logs",
+            "terraform workspace delete -force prod",
         ),
         must_not_match=(
             "terraform state list",
             "terraform state show aws_s3_bucket.logs",
             "terraform state pull",
+            "terraform workspace list",
             "echo terraform state rm x",
         ),
     ),
@@ -184,11 +198,13 @@ INFRA_RULES: tuple[Rule, ...] = (
             "ansible web -b -m command -a 'systemctl stop nginx'",
             "ansible db -b -a 'reboot'",
             "ansible all --become -m ansible.builtin.raw -a 'id'",
+            "ansible all -b -m file -a 'path=/srv/data state=absent'",
         ),
         must_not_match=(
             "ansible all -m ping",
             "ansible web -m shell -a uptime",
             "ansible all -b -m ping",
+            "ansible all -b -m file -a 'path=/srv/data state=absent' --check",
             "ansible-playbook site.yml --check",
         ),
     ),
@@ -208,10 +224,12 @@ INFRA_RULES: tuple[Rule, ...] = (
             "docker run --cap-add=SYS_ADMIN img",
             "docker container create --volume=/var/run/docker.sock:/s img",
             "sudo docker -H unix:///x run -v /etc:/e:ro img",
+            "docker run -v ~/:/h alpine sh",
         ),
         must_not_match=(
             "docker run --rm alpine echo hi",
             'docker run -v "$PWD":/src -w /src node:20 npm test',
+            "docker run -v ~/work/app:/src img",
             "docker run --privileged=false img",
             "docker run img ls -v /:/x",
             "docker ps --privileged",

@@ -13,7 +13,7 @@ from redline.shell.invocation import Invocation
 D = Severity.DANGEROUS
 
 _KAFKA_TOOLS = ("kafka-topics", "kafka-consumer-groups", "kafka-delete-records",
-                "kafka-streams-application-reset")  # fmt: skip
+                "kafka-streams-application-reset", "kafka-configs")  # fmt: skip
 _KAFKA_SCRIPTS = tuple(f"{tool}.sh" for tool in _KAFKA_TOOLS)
 # `reset` and `delete_vhost` take every queue of the node or virtual host with them.
 _RABBIT_VERBS = frozenset({"delete_queue", "purge_queue", "delete_vhost", "reset", "force_reset"})
@@ -29,8 +29,14 @@ def _queue_delete(inv: Invocation, analysis: Analysis) -> bool:
     if name.startswith("kafka-"):
         if name in ("kafka-delete-records", "kafka-streams-application-reset"):
             return "--dry-run" not in values
+        if name == "kafka-configs":  # a retention cut to nothing purges the topic
+            return "--alter" in values and any("retention." in v for v in values)
         # `--reset-offsets` only moves offsets, and only with `--execute`
         return "--delete" in values or ("--reset-offsets" in values and "--execute" in values)
+    if name == "celery":  # `celery -A app purge`: every waiting task
+        return "purge" in argv.parse(values, "Ab", ("app", "broker", "workdir")).operands
+    if name == "rq":
+        return argv.parse(values, "uc", ("url", "config")).operands[:1] == ("empty",)
     operands = [o.lower() for o in argv.parse(values, "pnq", ("vhost", "node")).operands]
     if name == "rabbitmqctl":
         return bool(operands) and operands[0] in _RABBIT_VERBS
@@ -47,7 +53,15 @@ QUEUE_RULES: tuple[Rule, ...] = (
         D,
         "delete a queue, topic or stream, purge the messages in it, or reset a broker",
         "list or describe the queue instead; ask the owner before deleting or purging it",
-        programs=(*_KAFKA_TOOLS, *_KAFKA_SCRIPTS, "rabbitmqctl", "rabbitmqadmin", "nats"),
+        programs=(
+            *_KAFKA_TOOLS,
+            *_KAFKA_SCRIPTS,
+            "rabbitmqctl",
+            "rabbitmqadmin",
+            "nats",
+            "celery",
+            "rq",
+        ),
         test=_queue_delete,
         must_match=(
             "kafka-topics.sh --bootstrap-server k:9092 --delete --topic orders",
@@ -59,6 +73,10 @@ QUEUE_RULES: tuple[Rule, ...] = (
             "rabbitmqctl -p /prod purge_queue orders",
             "rabbitmqadmin delete queue name=orders",
             "nats stream purge ORDERS -f",
+            "kafka-configs --bootstrap-server k --alter --entity-type topics --entity-name t "
+            "--add-config retention.ms=1",
+            "celery -A app purge -f",
+            "rq empty --all",
         ),
         must_not_match=(
             "kafka-topics --bootstrap-server k:9092 --list",
@@ -67,6 +85,9 @@ QUEUE_RULES: tuple[Rule, ...] = (
             "--all-topics --dry-run",
             "rabbitmqctl list_queues",
             "rabbitmqctl delete_user bob",
+            "kafka-configs --bootstrap-server k --describe --entity-type topics --entity-name t",
+            "celery -A app inspect active",
+            "rq info",
             "rabbitmqadmin list queues",
             "nats stream ls",
             "echo rabbitmqctl delete_queue x",

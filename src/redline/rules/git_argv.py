@@ -1,6 +1,16 @@
-"""Git's options, as the git rules need them: which take a separate value,
-and each subcommand's long options, since git takes any unambiguous prefix
-of a long option (`git push --mirr`, `git reset --har`, `git clean --forc`)."""
+"""Reading git's argv as the git rules need it: the subcommand after git's
+global options, an alias set on the same line expanded, which options take
+a separate value, and each subcommand's long options, since git takes any
+unambiguous prefix of a long option (`git push --mirr`, `git reset --har`,
+`git clean --forc`)."""
+
+from __future__ import annotations
+
+from redline.rules import argv
+from redline.shell.analysis import Analysis
+from redline.shell.invocation import Invocation
+
+GITS = ("git", "hub")
 
 # Global options that take a separate value (`git -C dir`, `git -c k=v`).
 GLOBAL_SHORT = "Cc"
@@ -60,3 +70,47 @@ LONG: dict[str, tuple[str, ...]] = {
         "stash": "quiet index keep-index no-keep-index include-untracked all patch staged",
     }.items()
 }
+
+
+def _configured_aliases(inv: Invocation, analysis: Analysis | None) -> tuple[str, ...]:
+    """`alias.NAME=BODY` set by `git config` earlier in the same command
+    (`git config alias.nuke 'reset --hard' && git nuke`)."""
+    found: list[str] = []
+    for other in analysis.invocations if analysis is not None else ():
+        if other.index >= inv.index or other.name not in GITS:
+            continue
+        top = argv.parse(other.values, GLOBAL_SHORT, GLOBAL_LONG, stop_at_operand=True)
+        if top.rest[:1] != ("config",):
+            continue
+        words = argv.parse(top.rest[1:], *CONFIG_VALUES).operands
+        words = words[1:] if words[:1] in (("set",), ("--add",)) else words
+        if len(words) >= 2 and words[0].lower().startswith("alias."):
+            found.append(f"{words[0]}={words[1]}")
+    return tuple(found)
+
+
+def git_command(inv: Invocation, analysis: Analysis | None = None) -> tuple[str, argv.Args] | None:
+    """The subcommand after git's global options, and its arguments; an alias
+    set on the same line (`git -c alias.NAME=...`, an earlier `git config
+    alias.NAME ...`) is expanded."""
+    top = argv.parse(inv.values, GLOBAL_SHORT, GLOBAL_LONG, stop_at_operand=True)
+    if not top.rest:
+        return None
+    sub, rest = top.rest[0].lower(), top.rest[1:]
+    for setting in (*top.value("-c"), *_configured_aliases(inv, analysis)):
+        key, _, body = setting.partition("=")
+        if key.lower() == "alias." + sub and body and not body.startswith("!"):
+            import shlex  # only for an alias set on the line: off a hook's start
+
+            try:
+                words = shlex.split(body)
+            except ValueError:
+                break
+            if words:
+                sub, rest = words[0].lower(), (*words[1:], *rest)
+            break
+    short, long = VALUES.get(sub, ("", ()))
+    args = argv.parse(rest, short, long, long_names=LONG.get(sub, ()))
+    if "--help" in args.flags:
+        return None  # git shows the manual page and does nothing else
+    return sub, args
