@@ -58,14 +58,20 @@ def _sbt_publish(task: str) -> bool:
 
 def _publish(inv: Invocation, analysis: Analysis) -> bool:
     # `python -m twine upload` comes here as `twine upload` (the shell analysis).
-    name, values = inv.name, inv.values
+    # Every invocation comes here: its name decides first, before its words are read.
+    name = inv.name
     if name in _RUNNERS:
+        values = inv.values
         tools = [k for k, v in enumerate(values) if not v.startswith("-")]
         if not tools:
             return False
         name = values[tools[0]].rsplit("/", 1)[-1].partition("@")[0].lower()
         values = values[tools[0] + 1 :]
-    verbs = _PUBLISHERS.get(name)  # every invocation comes here: the name decides first
+    elif name in _PUBLISHERS or name in _GRADLES:
+        values = inv.values
+    else:
+        return False
+    verbs = _PUBLISHERS.get(name)
     if verbs is None:
         gradle = name in _GRADLES and "-m" not in values and "--dry-run" not in values
         return gradle and any(_gradle_publish(o.value) for o in inv.options.operands)
