@@ -39,3 +39,22 @@ def test_stop_at_operand_keeps_the_rest() -> None:
 
 def test_a_value_option_at_the_end_has_no_value() -> None:
     assert parse(["-c"], "c").values == ()
+
+
+def test_abbreviated_long_options_resolve_when_unambiguous() -> None:
+    words = ["--forc", "--comm", "SQL", "--dry=x"]
+    args = parse(words, "", ["command"], long_names=["force", "dry-run"])
+    assert args == Args(
+        flags=frozenset({"--force", "--command", "--dry-run"}),
+        operands=(),
+        values=(("--command", "SQL"), ("--dry-run", "x")),
+    )
+
+
+def test_ambiguous_or_unknown_prefixes_stay_as_written() -> None:
+    args = parse(["--f", "--force", "--no-forc", "--zzz"], long_names=["force", "force-with-lease"])
+    assert args.flags == frozenset({"--f", "--force", "--no-forc", "--zzz"})
+
+
+def test_without_long_names_nothing_is_unabbreviated() -> None:
+    assert parse(["--forc"]).flags == frozenset({"--forc"})

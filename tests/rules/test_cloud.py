@@ -36,7 +36,9 @@ RESOURCE = ("ask", ("cloud.resource-delete",))
         ("terraform -chdir=envs/prod apply -destroy", IAC),
         ("pulumi destroy -s dev --yes", IAC),
         ("terraform plan", ("allow", ())),
-        ("terraform apply -auto-approve", ("allow", ())),
+        # issue 13: only a saved plan, which the owner could review, applies unasked
+        ("terraform apply -auto-approve", ("ask", ("cloud.iac-apply",))),
+        ("terraform apply tfplan", ("allow", ())),
         ("aws s3 rm s3://b/logs --recursive", ("ask", ("cloud.storage-delete",))),
         ("aws s3 rb s3://b --force", ("ask", ("cloud.storage-delete",))),
         ("aws s3 cp a s3://b/a", ("allow", ())),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -90,3 +91,45 @@ def test_sql_texts(command: str, expected: tuple[str, ...]) -> None:
 )
 def test_verdicts(judge: Judge, command: str, expected: tuple[str, tuple[str, ...]]) -> None:
     assert judge(command) == expected
+
+
+@pytest.fixture
+def sql_dir(tmp_path: Path) -> Path:
+    (tmp_path / "drop.sql").write_text("BEGIN;\nDROP TABLE orders;\nCOMMIT;\n", encoding="utf-8")
+    (tmp_path / "report.sql").write_text("SELECT count(*) FROM orders;\n", encoding="utf-8")
+    (tmp_path / "main.sql").write_text("\\i drop.sql\n", encoding="utf-8")
+    (tmp_path / "big.sql").write_text("DROP TABLE x;\n" + "-- pad\n" * 40_000, encoding="utf-8")
+    return tmp_path
+
+
+@pytest.mark.parametrize(
+    ("command", "expected"),
+    [
+        ("psql -f drop.sql", DROP),
+        ("psql --file=drop.sql app", DROP),
+        ("mysql app < drop.sql", DROP),
+        ("sqlite3 app.db '.read drop.sql'", DROP),
+        ("cd sub && psql -f ../drop.sql", DROP),
+        ("psql -f report.sql", ("allow", ())),
+        ("mysql app < report.sql", ("allow", ())),
+        ("psql -f missing.sql", ("allow", ())),
+        # a file larger than MAX_SQL_FILE is judged by its name alone, as before
+        ("psql -f big.sql", ("allow", ())),
+        ("cat drop.sql", ("allow", ())),
+    ],
+)
+def test_sql_files_on_disk_are_read(
+    judge: Judge, sql_dir: Path, command: str, expected: tuple[str, tuple[str, ...]]
+) -> None:
+    (sql_dir / "sub").mkdir()
+    assert judge(command, cwd=str(sql_dir)) == expected
+
+
+def test_a_file_included_from_sql_text_is_read(judge: Judge, sql_dir: Path) -> None:
+    # `main.sql` only includes `drop.sql`: one level of files is read, not more.
+    assert judge("psql -f main.sql", cwd=str(sql_dir)) == ("allow", ())
+    assert judge("psql -c '\\i drop.sql'", cwd=str(sql_dir)) == DROP
+
+
+def test_a_relative_sql_file_with_no_known_directory_is_not_read(judge: Judge) -> None:
+    assert judge("psql -f drop.sql") == ("allow", ())

@@ -6,7 +6,7 @@ from collections.abc import Callable
 
 import pytest
 
-from redline.rules.vcs import git_command
+from redline.rules.git_argv import git_command
 from redline.shell.analysis import analyze
 
 Judge = Callable[..., tuple[str, tuple[str, ...]]]

@@ -1,7 +1,8 @@
 """Reading a program's own options when the generic reading is not enough:
 options that take a value (`-c SQL`, `-cSQL`, `--command SQL`,
 `--command=SQL`), and subcommands that come after global options
-(`git -C dir push`, `systemctl --user stop x`)."""
+(`git -C dir push`, `systemctl --user stop x`), and abbreviated long options
+(`git push --forc`, `psql --comm SQL`) for programs that accept them."""
 
 from collections.abc import Iterable, Sequence
 
@@ -31,6 +32,7 @@ def parse(
     long_values: Iterable[str] = (),
     *,
     stop_at_operand: bool = False,
+    long_names: Iterable[str] = (),
 ) -> Args:
     """Read `words` (the arguments, without the program name).
 
@@ -38,8 +40,15 @@ def parse(
     dashes) of options that take a value. With `stop_at_operand`, reading
     ends at the first operand, which is returned with everything after it in
     `rest` (for global options before a subcommand).
+
+    `long_names` are the program's other long options, for programs whose
+    parser takes any unambiguous prefix (getopt_long, git): given them, a
+    prefix is read as the one option it abbreviates, so `--forc` is `--force`
+    and `--comm SQL` takes its value. An exact name always wins; a prefix of
+    several is kept as written (the program refuses it).
     """
     takes_long = frozenset(long_values)
+    known = takes_long.union(long_names) if long_names else None
     flags: set[str] = set()
     operands: list[str] = []
     values: list[tuple[str, str]] = []
@@ -56,6 +65,8 @@ def parse(
             operands.append(word)
         elif word.startswith("--"):
             name, eq, value = word[2:].partition("=")
+            if known is not None and name not in known:
+                name = _unabbreviate(name, known)
             flags.add("--" + name)
             if eq:
                 values.append(("--" + name, value))
@@ -74,3 +85,10 @@ def parse(
                         k += 1
                     break
     return Args(frozenset(flags), tuple(operands), tuple(values))
+
+
+def _unabbreviate(prefix: str, known: frozenset[str]) -> str:
+    if not prefix:
+        return prefix
+    matches = [name for name in known if name.startswith(prefix)]
+    return matches[0] if len(matches) == 1 else prefix

@@ -35,6 +35,10 @@ FAMILIES: tuple[tuple[str, str], ...] = (
     ("gateway", "GATEWAY_RULES"), ("system", "SYSTEM_RULES"), ("data", "DATA_RULES"),
     ("cloud", "CLOUD_RULES"), ("publish", "PUBLISH_RULES"), ("network", "NETWORK_RULES"),
     ("exec", "EXEC_RULES"), ("sensitive", "SENSITIVE_RULES"),
+    ("frameworks", "FRAMEWORK_RULES"), ("secret_stores", "SECRET_STORE_RULES"),
+    ("object_stores", "OBJECT_STORE_RULES"), ("backups", "BACKUP_RULES"), ("queues", "QUEUE_RULES"),
+    ("http_writes", "HTTP_RULES"), ("forges", "FORGE_RULES"),
+    ("infra", "INFRA_RULES"),
 )  # fmt: skip
 _ORDER = {module: n for n, (module, _) in enumerate(FAMILIES)}
 

@@ -71,6 +71,10 @@ def _kube_delete(inv: Invocation, analysis: Analysis) -> bool:
     if verb == ("scale",):  # to zero replicas: the workload stops serving
         pairs = itertools.pairwise(values)
         return "--replicas=0" in values or any(p == ("--replicas", "0") for p in pairs)
+    if verb == ("replace",):  # `--force` deletes the objects, then creates them again
+        return args.has("--force")
+    if verb == ("apply",):  # `--prune` deletes what the files no longer name
+        return args.has("--prune")
     return verb in (("delete",), ("drain",))
 
 
@@ -104,6 +108,8 @@ def _storage_delete(inv: Invocation, analysis: Analysis) -> bool:
     if inv.name == "aws":
         args = argv.parse(inv.values, *_AWS_VALUES)
         path = tuple(args.operands[:2])
+        if args.has("--dryrun"):
+            return False
         if path == ("s3", "rm"):
             return args.has("--recursive")
         if path == ("s3", "rb"):
@@ -115,21 +121,28 @@ def _storage_delete(inv: Invocation, analysis: Analysis) -> bool:
         if words[:1] == ("rsync",):  # `-d` after `rsync` mirrors deletions (before it: debug)
             start = next(k for k, v in enumerate(inv.values) if v.lower() == "rsync")
             return "-d" in inv.values[start:]
-        return words[:1] == ("rb",) or (words[:1] == ("rm",) and args.has("-r", "-R"))
+        # a wildcard (`gs://b/**`) removes every object it matches, as `-r` does
+        every = args.has("-r", "-R") or any("*" in w for w in words[1:])
+        return words[:1] == ("rb",) or (words[:1] == ("rm",) and every)
     if inv.name == "gcloud":
         if words[:2] == ("storage", "rsync"):
             return args.has("--delete-unmatched-destination-objects")
-        return words[:2] == ("storage", "rm") and args.has("-r", "--recursive")
+        if words[:3] == ("storage", "buckets", "delete"):
+            return True
+        every = args.has("-r", "--recursive") or any("*" in w for w in words[2:])
+        return words[:2] == ("storage", "rm") and every
     if inv.name == "rclone":
         deletes = words[:1] in (("purge",), ("delete",), ("deletefile",))
         return deletes and not args.has("-n", "--dry-run")
     return False
 
 
-_DELETE_VERBS = frozenset({"delete", "destroy", "apps:destroy", "pg:reset"})
+_DELETE_VERBS = frozenset({"delete", "destroy", "pg:reset"})
 # CLIs whose command path ends in a verb: `gcloud compute instances delete NAME`.
 _CLOUD_CLIS = frozenset({"gcloud", "az", "doctl", "hcloud", "linode-cli", "scw", "oci",
-                         "ibmcloud", "fly", "flyctl", "heroku", "vercel", "netlify"})  # fmt: skip
+                         "ibmcloud", "fly", "flyctl", "heroku", "vercel", "netlify", "eksctl",
+                         "supabase", "railway", "neonctl", "pscale", "turso",
+                         "firebase"})  # fmt: skip
 
 
 # Deleting one record, message or object by its key is the cloud's `DELETE ...
@@ -155,9 +168,6 @@ def _resource_delete(inv: Invocation, analysis: Analysis) -> bool:
             or words[0] in ("terminate", "purge")
             or operation == "schedule-key-deletion"
         )
-    if inv.name == "gh":
-        noun_verb = argv.parse(inv.values, "R", ("repo",)).operands[:2]
-        return noun_verb in (("repo", "delete"), ("release", "delete"), ("gist", "delete"))
     words = [o.lower() for o in argv.parse(inv.values).operands]
     if inv.name == "gcloud" and words[:1] == ["storage"]:
         return False  # `cloud.storage-delete` judges buckets and objects
@@ -169,7 +179,11 @@ def _resource_delete(inv: Invocation, analysis: Analysis) -> bool:
         and words[1:3] in ([record, "delete"] for record in _AZ_RECORDS)
     ):
         return False
-    return any(w in _DELETE_VERBS or w.startswith("delete-") for w in words[:6])
+    # heroku's `apps:destroy`, `addons:destroy`; firebase's `functions:delete`...
+    return any(
+        w in _DELETE_VERBS or w.startswith("delete-") or w.endswith((":destroy", ":delete"))
+        for w in words[:6]
+    )
 
 
 CLOUD_RULES: tuple[Rule, ...] = (
@@ -260,6 +274,8 @@ CLOUD_RULES: tuple[Rule, ...] = (
             "kubectl --context=prod delete -f app.yaml",
             "kubectl scale deploy api --replicas=0",
             "kubectl -n prod scale --replicas 0 statefulset/db",
+            "kubectl replace --force -f deploy.yaml",
+            "kubectl apply --prune -l app=web -f k8s/",
         ),
         must_not_match=(
             "kubectl get pods",
@@ -269,6 +285,8 @@ CLOUD_RULES: tuple[Rule, ...] = (
             "helm install x y",
             "echo kubectl delete pod x",
             "kubectl scale deploy api --replicas=3",
+            "kubectl apply -f k8s/",
+            "kubectl replace -f deploy.yaml",
         ),
     ),
     rule(
@@ -315,16 +333,20 @@ CLOUD_RULES: tuple[Rule, ...] = (
             "rclone purge remote:backups",
             "gsutil -m rsync -d -r empty gs://bucket",
             "gcloud storage rsync --delete-unmatched-destination-objects -r . gs://b",
+            "gsutil -m rm -a 'gs://assets/**'",
+            "gcloud storage buckets delete gs://assets",
         ),
         must_not_match=(
             "aws s3 ls",
             "aws s3 cp f s3://b/f",
             "aws s3 rm s3://b/one.txt",
+            "aws s3 sync . s3://site --delete --dryrun",
             "gsutil ls gs://b",
             "rclone copy a remote:b",
             "rclone --dry-run purge remote:x",
             "echo aws s3 rb --force",
             "gsutil -d rsync -r src gs://b",
+            "gcloud storage buckets list",
         ),
     ),
     rule(
@@ -333,27 +355,28 @@ CLOUD_RULES: tuple[Rule, ...] = (
         D,
         "delete or terminate cloud resources",
         "ask the owner before deleting cloud resources; list them first",
-        programs=("aws", "gh", *_CLOUD_CLIS),
+        programs=("aws", *_CLOUD_CLIS),
         test=_resource_delete,
         must_match=(
             "aws ec2 terminate-instances --instance-ids i-1",
             "az group delete -n rg",
             "gcloud compute instances delete vm-1 --zone us-central1-a",
             "aws --region eu-west-1 rds delete-db-instance --db-instance-identifier x",
-            "gh repo delete me/repo --yes",
             "doctl compute droplet delete web",
             "heroku apps:destroy myapp",
             "fly apps destroy app",
             "aws kms schedule-key-deletion --key-id k",
             "aws sqs purge-queue --queue-url u",
+            "eksctl delete cluster --name prod",
+            "firebase functions:delete api --force",
             "aws ecr batch-delete-image --repository-name r --image-ids imageTag=x",
-            "gh release delete v1.0 -y",
+            "heroku addons:destroy heroku-postgresql -a app",
         ),
         must_not_match=(
             "aws ec2 describe-instances",
             "gcloud compute instances list",
             "az group list",
-            "gh repo view",
+            "heroku addons:create heroku-postgresql",
             "aws s3 rm s3://b/k",
             "echo gcloud projects delete x",
             "aws ec2 terminate-instances --dry-run --instance-ids i-1",

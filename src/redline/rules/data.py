@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator
 
 from redline.decision import Severity
 from redline.fasttuple import NamedTuple
-from redline.rules import argv
+from redline.rules import argv, sql_files
 from redline.rules.model import Rule, rule
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
@@ -77,10 +77,39 @@ def sql_texts(inv: Invocation) -> Iterator[str]:
     else:
         client = _CLIENTS[name]
         short, long = client.sql_short, client.sql_long
-        args = argv.parse(values, client.valued_short + short, (*_COMMON_LONG, *long))
+        # getopt_long and MySQL's option parser take prefixes: `--comm`, `--exec`
+        args = argv.parse(values, client.valued_short + short, (*_COMMON_LONG, *long),
+                          long_names=long or ("help",))  # fmt: skip
         yield from args.value(*(f"-{c}" for c in short), *(f"--{n}" for n in long))
     if inv.stdin_text is not None:
         yield inv.stdin_text
+
+
+# Where clients take a file of SQL: `psql -f`, `cqlsh -f`, `sqlcmd -i`.
+_FILE_OPTIONS = {"psql": ("-f", "--file"), "cqlsh": ("-f", "--file"), "sqlcmd": ("-i",),
+                 "clickhouse-client": ("--queries-file",)}  # fmt: skip
+
+
+def _sql_file_names(inv: Invocation, texts: list[str]) -> Iterator[str]:
+    options = _FILE_OPTIONS.get(inv.name)
+    if options:
+        client = _CLIENTS[inv.name]
+        long = (*_COMMON_LONG, *client.sql_long, "queries-file")
+        yield from argv.parse(inv.values, client.valued_short, long).value(*options)
+    for redirect in inv.redirects:
+        if redirect.op == "<" and redirect.target is not None:
+            yield redirect.target.value
+    yield from sql_files.included(texts)
+
+
+def sql_inputs(inv: Invocation) -> Iterator[str]:
+    """The SQL on the command line and in the files it names, read from disk."""
+    texts = list(sql_texts(inv))
+    yield from texts
+    for name in dict.fromkeys(_sql_file_names(inv, texts)):
+        text = sql_files.read(name, inv.cwd)
+        if text is not None:
+            yield text
 
 
 # Masks a literal or a comment; `/*!...*/` runs in MySQL, so it stays visible.
@@ -138,7 +167,7 @@ def _update_all(statement: str) -> bool:
 
 def _sql(check: Callable[[str], bool]) -> Callable[[Invocation, Analysis], bool]:
     def test(inv: Invocation, analysis: Analysis) -> bool:
-        return any(check(s) for sql in sql_texts(inv) for s in statements(sql))
+        return any(check(s) for sql in sql_inputs(inv) for s in statements(sql))
 
     return test
 
@@ -147,12 +176,19 @@ _REDIS = ("redis-cli", "valkey-cli", "keydb-cli")
 _REDIS_VALUES = ("hpanusrid", ("user", "pass", "askpass", "cacert", "cert", "key", "sni", "tls"))
 
 
+_LUA_FLUSH = lazy_regex(r"\bflush(?:all|db)\b", re.IGNORECASE)
+
+
 def _redis_flush(inv: Invocation, analysis: Analysis) -> bool:
     operands = argv.parse(inv.values, *_REDIS_VALUES).operands
     words = operands[:1] if operands else ()
     if inv.stdin_text is not None:
         words += tuple(line.split()[0] for line in inv.stdin_text.splitlines() if line.split())
     if any(w.lower() in ("flushall", "flushdb") for w in words):
+        return True
+    # a Lua script run on the server: `EVAL "return redis.call('FLUSHALL')" 0`
+    lua = words[:1] and words[0].lower() in ("eval", "eval_ro") and len(operands) > 1
+    if lua and _LUA_FLUSH.search(operands[1]):
         return True
     # `redis-cli --scan | xargs redis-cli del`: keys fed in bulk, as many as match.
     return inv.appended_args and bool(words) and words[0].lower() in ("del", "unlink")
@@ -200,6 +236,7 @@ DATA_RULES: tuple[Rule, ...] = (
             "clickhouse-client -q 'DROP TABLE logs'",
             "cockroach sql -e 'DROP TABLE x'",
             "mysql -e \"SELECT 'a\\'' DROP TABLE x; '\"",
+            "mysql --exec='DROP DATABASE shop'",
         ),
         must_not_match=(
             "psql -c 'select 1'",
@@ -224,6 +261,7 @@ DATA_RULES: tuple[Rule, ...] = (
             "mysql -e 'truncate table logs' db",
             "sqlite3 x.db <<< 'truncate t'",
             "psql -c 'select 1; TRUNCATE TABLE a, b'",
+            "psql --comm='TRUNCATE audit_log' prod",
         ),
         must_not_match=(
             "mysql -e 'SELECT TRUNCATE(1.5, 0)'",
@@ -291,6 +329,7 @@ DATA_RULES: tuple[Rule, ...] = (
             "valkey-cli flushall async",
             "redis-cli --scan --pattern 'sess:*' | xargs redis-cli del",
             "redis-cli keys '*' | xargs -n 100 redis-cli unlink",
+            "redis-cli EVAL \"return redis.call('FLUSHALL')\" 0",
         ),
         must_not_match=(
             "redis-cli get flushall",
@@ -298,6 +337,7 @@ DATA_RULES: tuple[Rule, ...] = (
             "redis-cli -h flushall ping",
             "echo redis-cli flushall",
             "redis-cli del session:42",
+            "redis-cli EVAL \"return redis.call('GET', KEYS[1])\" 1 k",
             "redis-cli --scan --pattern 'sess:*' | xargs redis-cli ttl",
         ),
     ),

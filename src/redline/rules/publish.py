@@ -27,20 +27,71 @@ _PUBLISHERS: dict[str, frozenset[str]] = {
     "dotnet": frozenset({"nuget"}),
     "vsce": frozenset({"publish"}),
     "helm": frozenset({"push"}),
+    "lerna": frozenset({"publish"}),
+    "changeset": frozenset({"publish"}),
+    "ovsx": frozenset({"publish"}),
+    "lein": frozenset({"deploy"}),
+    "mix": frozenset({"hex.publish"}),
+    "pod": frozenset({"trunk"}),
+    "goreleaser": frozenset({"release", ""}),  # a bare `goreleaser` releases
+    "sbt": frozenset(),
 }
+# Package runners whose first word is the tool they run (`npx lerna publish`).
+_RUNNERS = frozenset({"npx", "bunx", "pnpx"})
+
+
+_GRADLES = frozenset({"gradle", "gradlew", "./gradlew"})
+
+
+def _gradle_publish(task: str) -> bool:
+    # `publish`, `:lib:publish`, `publishToMavenCentral`, `publishPlugins`; a
+    # publication to the local Maven cache (`publishToMavenLocal`) stays local.
+    name = task.rsplit(":", 1)[-1]
+    return name.startswith("publish") and not name.endswith("MavenLocal")
+
+
+def _sbt_publish(task: str) -> bool:
+    # `publish`, `+publishSigned`, `core/publish`; `publishLocal` and `publishM2` stay local
+    name = task.lstrip("+").rsplit("/", 1)[-1]
+    return name.startswith("publish") and name not in ("publishLocal", "publishM2")
 
 
 def _publish(inv: Invocation, analysis: Analysis) -> bool:
     # `python -m twine upload` comes here as `twine upload` (the shell analysis).
-    name, values = inv.name, inv.values
-    verbs = _PUBLISHERS.get(name)
-    if verbs is None or "--dry-run" in values:
+    # Every invocation comes here: its name decides first, before its words are read.
+    name = inv.name
+    if name in _RUNNERS:
+        values = inv.values
+        tools = [k for k, v in enumerate(values) if not v.startswith("-")]
+        if not tools:
+            return False
+        name = values[tools[0]].rsplit("/", 1)[-1].partition("@")[0].lower()
+        values = values[tools[0] + 1 :]
+    elif name in _PUBLISHERS or name in _GRADLES:
+        values = inv.values
+    else:
         return False
-    verb = inv.subcommand()
+    verbs = _PUBLISHERS.get(name)
+    if verbs is None:
+        gradle = name in _GRADLES and "-m" not in values and "--dry-run" not in values
+        return gradle and any(_gradle_publish(o.value) for o in inv.options.operands)
+    if "--dry-run" in values:
+        return False
+    operands = [v for v in values if not v.startswith("-")]
+    if name == "mvn":  # phases and goals in any order: `mvn clean deploy`, `deploy:deploy-file`
+        return any(p == "deploy" or p.startswith("deploy:") for p in operands)
+    if name == "sbt":
+        return any(_sbt_publish(task) for task in operands)
+    verb = operands[0].lower() if operands else ""
     if name == "yarn" and verb == "npm":
         return "publish" in values
     if name == "dotnet":
         return verb == "nuget" and "push" in values
+    if name == "pod":
+        return verb == "trunk" and "push" in values
+    if name == "goreleaser":
+        local = ("--snapshot", "--skip-publish", "--skip=publish")
+        return verb in verbs and not any(v in local for v in values)
     return verb in verbs
 
 
@@ -80,6 +131,14 @@ PUBLISH_RULES: tuple[Rule, ...] = (
             "gem push pkg.gem",
             "sudo -u ci npm publish",
             "python3 -m twine upload dist/*",
+            "mvn -B -DskipTests clean deploy",
+            "./gradlew :lib:publish",
+            "gradle publishToMavenCentral",
+            "cargo yank --version 1.0.0 mycrate",
+            "npx lerna publish from-package --yes",
+            "sbt +publishSigned",
+            "pod trunk push MyLib.podspec",
+            "goreleaser release --clean",
         ),
         must_not_match=(
             "npm publish --dry-run",
@@ -89,6 +148,13 @@ PUBLISH_RULES: tuple[Rule, ...] = (
             "echo npm publish",
             "python -m twine check dist/*",
             "python3 -m http.server",
+            "mvn clean install",
+            "./gradlew build",
+            "gradle publishToMavenLocal",
+            "./gradlew publish --dry-run",
+            "npx lerna run build",
+            "sbt publishLocal",
+            "goreleaser release --snapshot --clean",
         ),
     ),
     rule(

@@ -7,52 +7,16 @@ from collections.abc import Callable
 
 from redline.decision import Severity
 from redline.rules import argv
+from redline.rules.git_argv import GITS, git_command
 from redline.rules.model import Rule, rule
 from redline.shell import paths
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
 
 D = Severity.DANGEROUS
-GITS = ("git", "hub")
 
-# Global options that take a separate value (`git -C dir`, `git -c k=v`).
-_GLOBAL_SHORT = "Cc"
-_GLOBAL_LONG = ("git-dir", "work-tree", "namespace", "config-env", "super-prefix")
-# Per subcommand: short letters and long names of options that take a value.
-_VALUES: dict[str, tuple[str, tuple[str, ...]]] = {
-    "push": ("o", ("repo", "push-option", "receive-pack", "exec")),
-    "checkout": ("bB", ("orphan", "conflict")),
-    "restore": ("s", ("source", "conflict")),
-    "switch": ("cC", ("create", "force-create", "orphan", "conflict")),
-    "reflog": ("", ("expire", "expire-unreachable")),
-    "clean": ("e", ("exclude",)),
-    "branch": ("u", ("set-upstream-to", "contains", "no-contains", "merged", "points-at")),
-}
 # Pathspecs that name the whole working tree.
 _EVERYTHING = frozenset({".", "./", ":/", ":", "*", ":/*", ":(top)", ":(top).", ":/."})
-
-
-def git_command(inv: Invocation) -> tuple[str, argv.Args] | None:
-    """The subcommand after git's global options, and its arguments; a `-c
-    alias.NAME=...` given on the same line is expanded."""
-    top = argv.parse(inv.values, _GLOBAL_SHORT, _GLOBAL_LONG, stop_at_operand=True)
-    if not top.rest:
-        return None
-    sub, rest = top.rest[0].lower(), top.rest[1:]
-    for setting in top.value("-c"):
-        key, _, body = setting.partition("=")
-        if key.lower() == "alias." + sub and body and not body.startswith("!"):
-            import shlex  # only for `git -c alias.X=...`: off a hook's start
-
-            try:
-                words = shlex.split(body)
-            except ValueError:
-                break
-            if words:
-                sub, rest = words[0].lower(), (*words[1:], *rest)
-            break
-    short, long = _VALUES.get(sub, ("", ()))
-    return sub, argv.parse(rest, short, long)
 
 
 GitTest = Callable[[str, argv.Args], bool]
@@ -60,7 +24,7 @@ GitTest = Callable[[str, argv.Args], bool]
 
 def _git(check: GitTest) -> Callable[[Invocation, Analysis], bool]:
     def test(inv: Invocation, analysis: Analysis) -> bool:
-        parsed = git_command(inv)
+        parsed = git_command(inv, analysis)
         return parsed is not None and check(*parsed)
 
     return test
@@ -101,7 +65,9 @@ def _branch_force_delete(sub: str, args: argv.Args) -> bool:
 
 def _discard_changes(sub: str, args: argv.Args) -> bool:
     # A directory (`src/`) or a glob (`'*.py'`) discards many files at once.
-    everything = any(o in _EVERYTHING or o.endswith("/") or paths.is_glob(o) for o in args.operands)
+    everything = args.has("--pathspec-from-file") or any(
+        o in _EVERYTHING or o.endswith("/") or paths.is_glob(o) for o in args.operands
+    )
     if sub == "checkout":
         return args.has("-f", "--force") or everything
     if sub == "switch":
@@ -113,6 +79,12 @@ def _discard_changes(sub: str, args: argv.Args) -> bool:
         return args.has("-f", "--force") and not args.has("--cached") and not _dry_run(args)
     if sub == "worktree":
         return args.operands[:1] == ("remove",) and args.has("-f", "--force")
+    if sub == "checkout-index":  # every tracked file written over from the index
+        return args.has("-f", "--force") and args.has("-a", "--all")
+    if sub == "read-tree":  # `-u --reset`: the tree written over the working files
+        return args.has("-u") and args.has("--reset")
+    if sub == "submodule":  # `deinit -f`: submodule trees removed with their changes
+        return args.operands[:1] == ("deinit",) and args.has("-f", "--force")
     return False
 
 
@@ -163,6 +135,8 @@ VCS_RULES: tuple[Rule, ...] = (
             "/usr/bin/git -c core.pager=cat reset --hard origin/main",
             "bash -c 'g\"i\"t reset --hard'",
             "git -c alias.nuke='reset --hard' nuke",
+            "git reset --har HEAD~1",
+            "git config alias.nuke 'reset --hard' && git nuke",
         ),
         must_not_match=(
             "git reset",
@@ -170,6 +144,8 @@ VCS_RULES: tuple[Rule, ...] = (
             "echo 'git reset --hard'",
             "git log --grep='reset --hard'",
             "git commit -m 'git reset --hard'",
+            "git config alias.undo 'reset --soft HEAD~1' && git undo",
+            "git nuke && git config alias.nuke 'reset --hard'",
         ),
     ),
     rule(
@@ -193,6 +169,7 @@ VCS_RULES: tuple[Rule, ...] = (
             "git push origin main",
             "git push -u origin feature",
             "git push --dry-run -f",
+            "git push --force --help",
             "git log --grep=force",
             "echo git push --force",
             "git pull --force",
@@ -213,6 +190,8 @@ VCS_RULES: tuple[Rule, ...] = (
             "git push -d origin v1.0",
             "git push --prune origin 'refs/heads/*:refs/heads/*'",
             "git push origin :refs/tags/v1",
+            "git push --mirr backup",
+            "git push --del origin feature",
         ),
         must_not_match=(
             "git push origin main",
@@ -220,6 +199,7 @@ VCS_RULES: tuple[Rule, ...] = (
             "git push origin HEAD:main",
             "git branch --delete old",
             "git push -n --delete origin x",
+            "git push --dry --mirror backup",
         ),
     ),
     rule(
@@ -236,11 +216,14 @@ VCS_RULES: tuple[Rule, ...] = (
             "git clean --force -d",
             "git -C ../repo clean -xdf",
             "git clean -ffX",
+            "git clean --forc -d",
+            "git submodule foreach --recursive 'git clean -fdx'",
         ),
         must_not_match=(
             "git clean -n",
             "git clean -fdn",
             "git clean --dry-run -f",
+            "git clean --dry -f",
             "git status --ignored",
             "echo git clean -fdx",
         ),
@@ -258,6 +241,7 @@ VCS_RULES: tuple[Rule, ...] = (
             "git branch --delete --force old",
             "git branch -d -f tmp",
             "git branch -df tmp",
+            "git branch --del --forc feat",
             "sudo git branch -D x",
         ),
         must_not_match=(
@@ -288,6 +272,12 @@ VCS_RULES: tuple[Rule, ...] = (
             "git checkout HEAD -- 'src/*.py'",
             "git rm -rf src",
             "git worktree remove --force ../wt",
+            "git worktree remove --forc ../wt",
+            "git checkout-index --all --force",
+            "git read-tree -u --reset HEAD",
+            "git submodule deinit -f --all",
+            "git switch --discard main",
+            "git restore --pathspec-from-file=list.txt",
         ),
         must_not_match=(
             "git restore --staged .",
@@ -297,6 +287,10 @@ VCS_RULES: tuple[Rule, ...] = (
             "git rm --cached -r -f .",
             "git checkout -- src/app.py",
             "echo git checkout .",
+            "git checkout-index -a",
+            "git read-tree HEAD",
+            "git submodule deinit lib/vendored",
+            "git checkout --help",
         ),
     ),
     rule(
@@ -333,6 +327,7 @@ VCS_RULES: tuple[Rule, ...] = (
             "git rebase -i HEAD~3",
             "echo git filter-repo",
             "git help filter-branch",
+            "git filter-branch --help",
         ),
     ),
     rule(
@@ -350,6 +345,8 @@ VCS_RULES: tuple[Rule, ...] = (
             "git prune",
             "git reflog expire --expire-unreachable=now --all",
             "git reflog delete HEAD@{1}",
+            "git gc --pru=now",
+            "git reflog expire --expire-unr=now --all",
         ),
         must_not_match=(
             "git gc",

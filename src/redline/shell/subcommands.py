@@ -209,9 +209,11 @@ def _git(inv: Invocation) -> list[Launch]:
         elif value in _GIT_FILTERS and following is not None:
             found.append(Launch(f"git filter-branch {value}", script=following))
         elif value == "foreach" and k + 1 < len(argv):
-            found.append(
-                Launch("git submodule foreach", script=" ".join(w.value for w in argv[k + 1 :]))
-            )
+            start = k + 1  # past foreach's own options: `--recursive`, `--quiet`
+            while start < len(argv) and argv[start].value in ("--recursive", "--quiet", "-q"):
+                start += 1
+            script = " ".join(w.value for w in argv[start:])
+            found.append(Launch("git submodule foreach", script=script))
         elif value == "run" and k >= 2 and argv[k - 1].value == "bisect" and k + 1 < len(argv):
             found.append(Launch("git bisect run", argv=argv[k + 1 :]))
     return found
