@@ -133,14 +133,17 @@ def _sysrq(inv: Invocation, analysis: Analysis) -> bool:
     )
 
 
+def _stdin_option(value: str) -> bool:
+    """`--stdin` or a prefix of it sudo's getopt_long takes (`--std`)."""
+    return len(value) >= 5 and "--stdin".startswith(value)
+
+
 def _sudo_stdin(inv: Invocation, analysis: Analysis) -> bool:
-    if not inv.has_flag("S", ("stdin",)):
-        return False
     values = inv.values
     flags_end = next((k for k, v in enumerate(values) if not v.startswith("-")), len(values))
     if not any(
         v.startswith("-") and not v.startswith("--") and "S" in v for v in values[:flags_end]
-    ) and ("--stdin" not in values[:flags_end]):
+    ) and not any(_stdin_option(v) for v in values[:flags_end]):
         return False
     fed = inv.upstream or inv.stdin_text is not None
     return bool(fed) or any(r.op == "<" for r in inv.redirects)
@@ -211,6 +214,8 @@ HARDLINES: tuple[Rule, ...] = (
             "find /boot -delete",
             "rm -Rf /USR",
             "rsync -a --delete empty/ /etc/",
+            "rsync --del -a /tmp/empty/ /usr/",
+            "tar --remove-files -cf /dev/null /etc",
             "find /etc -type f -exec shred -u {} +",
         ),
         must_not_match=(
@@ -220,6 +225,8 @@ HARDLINES: tuple[Rule, ...] = (
             "rm -rf ./usr",
             "ls -R /usr",
             "find /etc -name '*.bak' -exec rm {} +",
+            "tar -cf /tmp/etc.tar /etc",
+            "tar --remove-files -czf logs.tgz build/logs",
         ),
     ),
     rule(
@@ -459,9 +466,12 @@ HARDLINES: tuple[Rule, ...] = (
             "sudo -S rm x <<< 'pw'",
             "printf 'pw\\n' | sudo --stdin ls",
             "cat pw.txt | sudo -kS id",
+            "sudo --std ls <<< pw",
+            "echo pw | sudo --stdi -u root id",
         ),
         must_not_match=(
             "sudo apt install x",
+            "echo hi | sudo --preserve-env tee f",
             "echo hi | sudo tee f",
             "sudo -u bob ls -S",
             "sudo ls -S",

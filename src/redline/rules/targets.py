@@ -123,15 +123,28 @@ def deleted_trees(inv: Invocation, analysis: Analysis) -> Iterator[str]:
             words = tuple(
                 w._replace(value=find.standing_for_found(w.value, inv.argv)) for w in words
             )
-    elif name == "rsync" and any(v.startswith("--delete") for v in inv.values):
+    elif name == "rsync" and any(rsync_deletes(v) for v in inv.values):
         operands = inv.options.operands
         words = operands[-1:] if len(operands) >= 2 else ()
+    elif name in ("tar", "gtar", "bsdtar") and any(_removes_files(v) for v in inv.values):
+        words = inv.options.operands  # archived, then deleted: judged as deleted trees
     else:
         return
     for word in words:
         path = normalized(word, inv)
         if path is not None:
             yield path
+
+
+def rsync_deletes(value: str) -> bool:
+    """An rsync option that deletes at the destination (`--delete*`, and its
+    alias `--del`)."""
+    return value.startswith("--delete") or value == "--del"
+
+
+def _removes_files(value: str) -> bool:
+    """tar's `--remove-files`, or a prefix of it getopt_long takes (`--remove`)."""
+    return len(value) >= 5 and "--remove-files".startswith(value)
 
 
 def find_roots(inv: Invocation) -> tuple[Word, ...]:
