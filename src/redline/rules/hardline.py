@@ -103,6 +103,23 @@ def _kill_all(inv: Invocation, analysis: Analysis) -> bool:
 _POWER_VERBS = frozenset({"poweroff", "reboot", "halt", "kexec", "soft-reboot"})
 
 
+# A call to logind or systemd over D-Bus does what `systemctl poweroff` does.
+_DBUS_CLIENTS = frozenset({"busctl", "dbus-send", "gdbus", "qdbus", "qdbus6", "dbus"})
+_DBUS_POWER = lazy_regex(
+    r"(?i)(?:\A|[.\s/])(?:PowerOff|Reboot|Halt|KExec|SoftReboot)(?:WithFlags)?\Z"
+)
+
+
+def _dbus_power(values: tuple[str, ...]) -> bool:
+    joined = " ".join(values)
+    if "login1" not in joined and "systemd1" not in joined:
+        return False
+    if any(_DBUS_POWER.search(v) for v in values):
+        return True
+    starts = any(v.rsplit(".", 1)[-1].lower() in ("startunit", "startunitreplace") for v in values)
+    return starts and any(v.strip("'\"").removesuffix(".target") in _POWER_VERBS for v in values)
+
+
 def _shutdown(inv: Invocation, analysis: Analysis) -> bool:
     name = inv.name
     if name in ("shutdown", "reboot", "halt", "poweroff"):
@@ -119,6 +136,8 @@ def _shutdown(inv: Invocation, analysis: Analysis) -> bool:
         return verb in _POWER_VERBS
     if name == "openrc-shutdown":
         return inv.has_flag("HprkP", ("halt", "poweroff", "reboot", "kexec"))
+    if name in _DBUS_CLIENTS:
+        return _dbus_power(inv.values)
     if name in ("init", "telinit"):
         return inv.subcommand() in ("0", "6")
     return False
@@ -411,6 +430,7 @@ HARDLINES: tuple[Rule, ...] = (
             "init",
             "telinit",
             "openrc-shutdown",
+            *sorted(_DBUS_CLIENTS),
         ),
         test=_shutdown,
         aliases=("hardline.shutdown",),
@@ -425,9 +445,21 @@ HARDLINES: tuple[Rule, ...] = (
             "loginctl reboot",
             "systemctl isolate poweroff.target",
             "openrc-shutdown -p now",
+            "busctl call org.freedesktop.login1 /org/freedesktop/login1 "
+            "org.freedesktop.login1.Manager Reboot b false",
+            "dbus-send --system --print-reply --dest=org.freedesktop.login1 "
+            "/org/freedesktop/login1 org.freedesktop.login1.Manager.PowerOff boolean:true",
+            "gdbus call --system --dest org.freedesktop.login1 --object-path "
+            "/org/freedesktop/login1 --method org.freedesktop.login1.Manager.Halt false",
+            "busctl call org.freedesktop.systemd1 /org/freedesktop/systemd1 "
+            "org.freedesktop.systemd1.Manager StartUnit ss reboot.target replace-irreversibly",
         ),
         must_not_match=(
             "shutdown -c",
+            "busctl list",
+            "busctl introspect org.freedesktop.login1 /org/freedesktop/login1",
+            "gdbus call --system --dest org.freedesktop.login1 --object-path "
+            "/org/freedesktop/login1 --method org.freedesktop.login1.Manager.ListSessions",
             "systemctl restart nginx",
             "init --version",
             "echo reboot",
