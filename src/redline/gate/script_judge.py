@@ -50,6 +50,8 @@ def content_hits(
             for found in guard.shell_hits(analyze(script), depth + 1):
                 yield inside(found, path, span)
                 return
+    if is_hook_file(lowered) and not text.startswith("#!"):
+        text = "#!/bin/sh\n" + text  # git runs a hook without `#!` with the shell
     makefile = script_files.is_makefile(path)
     notebook = lowered.endswith(".ipynb")
     if makefile or notebook or script_files.is_shell_text(text, path):
@@ -76,6 +78,44 @@ def run_hits(guard: Guard, inv: Invocation, span: Span, depth: int, text: str) -
         yield from script_hits(guard, inv, span, depth)
     if may_run_tool_files(inv, text):
         yield from tool_hits(guard, inv, span, depth, text)
+    if inv.name in script_files.COPIERS and inv.name != "ln":
+        yield from copy_hits(guard, inv, span, depth)
+
+
+def copy_hits(guard: Guard, inv: Invocation, span: Span, depth: int) -> Iterator[RuleHit]:
+    """`cp FILE .git/hooks/pre-push`, `mv d.txt run.sh`: a file copied to
+    where it will run is judged as its text written there."""
+    operands = [w.value for w in inv.options.operands]
+    if len(operands) < 2:
+        return
+    target = operands[-1]
+    for source in operands[:-1]:
+        dest = target + "/" + source.rsplit("/", 1)[-1] if target.endswith("/") else target
+        if not runs_later(dest):
+            continue
+        path = _on_disk(guard, source, inv.cwd)
+        text = None if path is None else guard.world.read_script(path)
+        if text:
+            for found in content_hits(guard, text, dest, span, depth):
+                yield inside(found, f"{path}, read from disk", span)
+                return
+
+
+def runs_later(path: str) -> bool:
+    """A place a file is run from: a script's name, a git hook, a build or package file."""
+    lowered = path.lower()
+    name = lowered.rsplit("/", 1)[-1]
+    return (
+        lowered.endswith(SCRIPT_SUFFIXES)
+        or is_hook_file(lowered)
+        or name in ("package.json", "conftest.py", "setup.py")
+        or script_files.is_makefile(lowered)
+    )
+
+
+def is_hook_file(path: str) -> bool:
+    """A git hook (`.git/hooks/NAME`, a `core.hooksPath` folder's)."""
+    return "hooks/" in path and (".git/" in path or path.startswith("hooks/") or "/." in path)
 
 
 def script_hits(guard: Guard, inv: Invocation, span: Span, depth: int) -> Iterator[RuleHit]:
