@@ -6,6 +6,7 @@ both hooks), and every look-alike is not. The attempts are counted."""
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import sys
 from collections.abc import Callable, Iterator
@@ -96,6 +97,9 @@ class Machine(World):
 
     def read_script(self, path: str) -> str | None:
         return SCRIPTS.get(path)
+
+    def expand(self, pattern: str) -> tuple[str, ...]:
+        return tuple(sorted(p for p in SCRIPTS if fnmatch.fnmatchcase(p, pattern)))
 
     def resolve(self, path: str) -> str | None:
         # `/tmp/h` is a link to the owner's home (`ln -s ~ /tmp/h`, an earlier call).

@@ -138,6 +138,11 @@ def script_hits(guard: Guard, inv: Invocation, span: Span, depth: int) -> Iterat
     path = None if run is None else _on_disk(guard, run.path, inv.cwd)
     if run is None or path is None or path.startswith(script_files.SYSTEM_PROGRAMS):
         return
+    if paths.is_glob(path):  # `sh /x/*.txt`: the shell runs the first file it names
+        matches = guard.world.expand(path)
+        if not matches:
+            return
+        path = matches[0]
     text = guard.world.read_script(path)
     if not text:
         return
@@ -218,6 +223,8 @@ def tool_hits(
         files += run_files.env_files(text, cwd)
     for path, language in files:
         on_disk = _on_disk(guard, path, cwd)
+        if on_disk is not None and paths.is_glob(on_disk):
+            on_disk = next(iter(guard.world.expand(on_disk)), None)
         body = None if on_disk is None else guard.world.read_script(on_disk)
         if not body:
             continue
