@@ -279,6 +279,12 @@ _BARE_CALL = lazy_regex(r"\b(?:system|exec|spawn)\s+(?=[\"'])")
 _STRING = lazy_regex(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
 
 
+def shell_in_code(code: str, name: str) -> list[Carried]:
+    """Shell commands code in `name`'s language hands to the system shell
+    (a script file's code is judged as the same code given inline)."""
+    return _shell_in_code(code, name)
+
+
 def _shell_in_code(code: str, name: str) -> list[Carried]:
     """Shell commands an interpreter's code hands to the system shell."""
     found: list[Carried] = []
