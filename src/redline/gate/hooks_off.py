@@ -42,9 +42,9 @@ def _codex_switch(values: list[str]) -> str | None:
             return f"`codex {value} {following}` switches its hooks"
         if value.startswith(("--disable=", "--enable=")) and _hook_feature(value):
             return f"`codex {value}` switches its hooks"
-        if value.startswith("-c") and not value.startswith("--") and len(value) > 2:
-            if _hook_feature(value[2:]) or "trust" in value.lower():
-                return f"`codex {value}` overrides its hooks"
+        joined = value.startswith("-c") and not value.startswith("--") and len(value) > 2
+        if joined and (_hook_feature(value[2:]) or "trust" in value.lower()):
+            return f"`codex {value}` overrides its hooks"
         if value == "features" and following.lower() in _CODEX_FEATURE_VERBS:
             return f"`codex features {following}` changes which features (hooks) run"
     return None
