@@ -188,6 +188,10 @@ def code_files() -> tuple[str, ...]:
     prefix = sys.prefix.rstrip("/")
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     found = [f"{prefix}/bin/redline", f"{prefix}/bin/python*", f"{prefix}/pyvenv.cfg"]
+    # The interpreter really run, and the base install's (a venv links to it).
+    real = os.path.realpath(sys.executable)
+    base = sys.base_prefix.rstrip("/")
+    found += [real, f"{os.path.dirname(real)}/python*", f"{base}/bin/python*"]
     folders = {p.rstrip("/") for p in sys.path if p.endswith(("site-packages", "dist-packages"))}
     folders.add(f"{prefix}/lib/{version}/site-packages")
     folders.add(f"~/.local/lib/{version}/site-packages")
@@ -197,10 +201,27 @@ def code_files() -> tuple[str, ...]:
 
 
 def package_tree() -> tuple[str, ...]:
-    """The installed package is part of the gate; a source checkout is not."""
+    """Everything the hook process loads is the gate: the folder the
+    `redline` package is imported from (a venv's site-packages, or a source
+    checkout's `src`, its `__pycache__` images included), and the Python
+    that runs it: its standard library and site-packages, the venv's and the
+    base install's (`python -I -S` still loads `encodings` from there)."""
+    import sys
+    import sysconfig
+
     here = os.path.dirname(os.path.realpath(__file__))
-    parts = here.split(os.sep)
-    return (here,) if {"site-packages", "dist-packages"} & set(parts) else ()
+    trees = {os.path.dirname(here)}
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        found = sysconfig.get_paths().get(key)
+        if found:
+            trees.add(os.path.realpath(found))
+    base = sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_prefix})
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        found = base.get(key)
+        if found:
+            trees.add(os.path.realpath(found))
+    trees.discard("/")
+    return tuple(sorted(t for t in trees if t.count("/") >= 2))
 
 
 def never_run_guard(environ: Mapping[str, str] | None = None) -> Guard:
