@@ -12,6 +12,9 @@ from __future__ import annotations
 from redline.shell.lazy_regex import lazy_regex
 
 _HOOKS_KEY = lazy_regex(r"(?m)^[ \t]*[\"']?hooks[\"']?[ \t]*:")
+# Hook events a sub-agent or skill may declare (an edit's text names one).
+_EVENTS = ("pretooluse", "posttooluse", "stop:", "subagentstop", "permissionrequest",
+           "userpromptsubmit", "sessionstart", "notification:")  # fmt: skip
 
 
 def is_definition(path: str) -> bool:
@@ -30,7 +33,10 @@ def declares_hooks(text: str, path: str) -> bool:
         return False
     body = text.lstrip("\ufeff \t\r\n")
     if not body.startswith("---"):
-        return False
+        # A piece of the file (an edit's new text): hooks named under a key.
+        lowered = body.lower()
+        named = any(event in lowered for event in _EVENTS)
+        return named and _HOOKS_KEY.search(lowered) is not None
     end = body.find("\n---", 3)
     front = body[3:] if end < 0 else body[3:end]
     return _HOOKS_KEY.search(front.lower()) is not None
