@@ -12,6 +12,7 @@ import os
 
 from redline.gate.patchfile import patch_paths
 from redline.shell import paths
+from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
 
 TYPE_CHECKING = False  # not `typing`'s: kept off the hook's start (ADR 0004)
@@ -71,13 +72,17 @@ def _git_folder(inv: Invocation) -> tuple[str | None, str | None]:
     return None, folder
 
 
-def _diff_hit(guard: Guard, inv: Invocation, folder: str | None) -> str | None:
+def _diff_hit(guard: Guard, inv: Invocation, analysis: Analysis, folder: str | None) -> str | None:
     """`patch -p1 < x.diff`, `git apply x.diff`: the diff's targets are written."""
     sources = [r.target.value for r in inv.redirects if r.target is not None]
     sources += [w.value for w in inv.options.operands if w.value.endswith((".diff", ".patch"))]
     values = inv.values
     sources += [values[k + 1] for k, v in enumerate(values[:-1]) if v in ("-i", "--input")]
     sources += [v.split("=", 1)[1] for v in values if v.startswith("--input=")]
+    for k in inv.upstream:  # `cat x.diff | patch -p1`
+        before = analysis.invocations[k]
+        if before.name.rsplit("/", 1)[-1] in ("cat", "tac", "zcat", "less"):
+            sources += [w.value for w in before.options.operands]
     text = inv.stdin_text or ""
     for source in sources:
         where = paths.normalize(source, inv.cwd)
@@ -92,11 +97,11 @@ def _diff_hit(guard: Guard, inv: Invocation, folder: str | None) -> str | None:
     return None
 
 
-def changes_code(guard: Guard, inv: Invocation) -> str | None:
+def changes_code(guard: Guard, inv: Invocation, analysis: Analysis) -> str | None:
     """Why `inv` changes the gate's code or its Python, or `None`."""
     name = inv.name.rsplit("/", 1)[-1]
     if name == "patch":
-        return _diff_hit(guard, inv, inv.cwd)
+        return _diff_hit(guard, inv, analysis, inv.cwd)
     if name in ("pyenv", "asdf", "uv"):
         values = [v.lower() for v in inv.values]
         if "uninstall" in values and (name != "uv" or "python" in values):
@@ -106,7 +111,7 @@ def changes_code(guard: Guard, inv: Invocation) -> str | None:
     if verb not in _GIT_REWRITES or folder is None:
         return None
     if verb == "apply" or verb == "am":
-        found = _diff_hit(guard, inv, folder)
+        found = _diff_hit(guard, inv, analysis, folder)
         if found:
             return found
     if verb == "apply":

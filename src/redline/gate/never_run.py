@@ -300,7 +300,7 @@ class Guard(NamedTuple):
             if where:
                 yield self.hit(NeverRunKind.GATE_CONFIG, span, where)
         if base in code_trees.PROGRAMS:
-            where = code_trees.changes_code(self, inv)
+            where = code_trees.changes_code(self, inv, analysis)
             if where:
                 yield self.hit(NeverRunKind.GATE_CONFIG, span, where)
         if name == "git":
