@@ -207,19 +207,19 @@ def package_tree() -> tuple[str, ...]:
     that runs it: its standard library and site-packages, the venv's and the
     base install's (`python -I -S` still loads `encodings` from there)."""
     import sys
-    import sysconfig
 
     here = os.path.dirname(os.path.realpath(__file__))
-    trees = {os.path.dirname(here)}
-    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
-        found = sysconfig.get_paths().get(key)
-        if found:
-            trees.add(os.path.realpath(found))
-    base = sysconfig.get_paths(vars={"base": sys.base_prefix, "platbase": sys.base_prefix})
-    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
-        found = base.get(key)
-        if found:
-            trees.add(os.path.realpath(found))
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    # Without `sysconfig` (kept off the hook's start): the standard library
+    # is where `os` came from; each prefix has its `lib/pythonX.Y` (and its
+    # site-packages under it).
+    trees = {os.path.dirname(here), os.path.dirname(os.path.realpath(os.__file__))}
+    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}:
+        trees.add(os.path.realpath(f"{prefix}/lib/{version}"))
+    # Debian's `dist-packages` and any other site folder on the path.
+    trees.update(
+        os.path.realpath(p) for p in sys.path if p.endswith(("site-packages", "dist-packages"))
+    )
     trees.discard("/")
     return tuple(sorted(t for t in trees if t.count("/") >= 2))
 
