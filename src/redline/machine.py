@@ -196,6 +196,10 @@ def code_files() -> tuple[str, ...]:
     prefix = sys.prefix.rstrip("/")
     version = f"python{sys.version_info.major}.{sys.version_info.minor}"
     found = [f"{prefix}/bin/redline", f"{prefix}/bin/python*", f"{prefix}/pyvenv.cfg"]
+    # The interpreter really run, and the base install's (a venv links to it).
+    real = os.path.realpath(sys.executable)
+    base = sys.base_prefix.rstrip("/")
+    found += [real, f"{os.path.dirname(real)}/python*", f"{base}/bin/python*"]
     folders = {p.rstrip("/") for p in sys.path if p.endswith(("site-packages", "dist-packages"))}
     folders.add(f"{prefix}/lib/{version}/site-packages")
     folders.add(f"~/.local/lib/{version}/site-packages")
@@ -205,10 +209,27 @@ def code_files() -> tuple[str, ...]:
 
 
 def package_tree() -> tuple[str, ...]:
-    """The installed package is part of the gate; a source checkout is not."""
+    """Everything the hook process loads is the gate: the folder the
+    `redline` package is imported from (a venv's site-packages, or a source
+    checkout's `src`, its `__pycache__` images included), and the Python
+    that runs it: its standard library and site-packages, the venv's and the
+    base install's (`python -I -S` still loads `encodings` from there)."""
+    import sys
+
     here = os.path.dirname(os.path.realpath(__file__))
-    parts = here.split(os.sep)
-    return (here,) if {"site-packages", "dist-packages"} & set(parts) else ()
+    version = f"python{sys.version_info.major}.{sys.version_info.minor}"
+    # Without `sysconfig` (kept off the hook's start): the standard library
+    # is where `os` came from; each prefix has its `lib/pythonX.Y` (and its
+    # site-packages under it).
+    trees = {os.path.dirname(here), os.path.dirname(os.path.realpath(os.__file__))}
+    for prefix in {sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix}:
+        trees.add(os.path.realpath(f"{prefix}/lib/{version}"))
+    # Debian's `dist-packages` and any other site folder on the path.
+    trees.update(
+        os.path.realpath(p) for p in sys.path if p.endswith(("site-packages", "dist-packages"))
+    )
+    trees.discard("/")
+    return tuple(sorted(t for t in trees if t.count("/") >= 2))
 
 
 def never_run_guard(environ: Mapping[str, str] | None = None) -> Guard:

@@ -42,6 +42,10 @@ SCRIPTS = {
     # A settings file the owner gave `claude --settings`: it wires the gate in.
     "/srv/app/ci-settings.json": '{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", '
     '"command": "/srv/app/.venv/bin/redline hook claude-code"}]}]}}\n',
+    # Diffs on disk: one writes the project's Claude Code settings.
+    "/srv/app/hooks.diff": "--- a/.claude/settings.json\n+++ b/.claude/settings.json\n"
+    '@@ -1 +1 @@\n-{}\n+{"hooks": {}}\n',
+    "/srv/app/fix.diff": "--- a/lib/x.py\n+++ b/lib/x.py\n@@ -1 +1 @@\n-a\n+b\n",
     "/srv/app/package.json": '{"name": "app", "scripts": {"test": "pytest"}}\n',
     # An ordinary project's files that tools run: they stay allowed.
     "/srv/app/conftest.py": "import pytest\n\n@pytest.fixture\ndef db():\n    return {}\n",

@@ -11,6 +11,7 @@ run after redline's allow: that start never runs.
 
 from __future__ import annotations
 
+from redline.gate.hooks_off import switches_hooks_off
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
 
@@ -101,6 +102,9 @@ def leaves_gate_out(inv: Invocation, text: str) -> str | None:
                 continue
             if "hook" in setting or "feature" in setting or "trust" in setting:
                 return f"`codex {value} {setting}` overrides its hooks"
+    off = switches_hooks_off(inv, name, text)
+    if off:
+        return off
     match = _HOMES.search(text)
     if match:
         return f"`{match.group(0).rstrip('= ')}` moves {name}'s config home away from its hooks"

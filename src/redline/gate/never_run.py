@@ -15,6 +15,7 @@ from redline.decision import RuleHit, Severity, Span
 from redline.fasttuple import NamedTuple
 from redline.gate import (
     agent_launch,
+    code_trees,
     gate_environment,
     liveness,
     loopback,
@@ -296,6 +297,10 @@ class Guard(NamedTuple):
                 if base in agent_launch.AGENTS
                 else agent_launch.changes_gate_package(inv)
             )
+            if where:
+                yield self.hit(NeverRunKind.GATE_CONFIG, span, where)
+        if base in code_trees.PROGRAMS:
+            where = code_trees.changes_code(self, inv, analysis)
             if where:
                 yield self.hit(NeverRunKind.GATE_CONFIG, span, where)
         if name == "git":

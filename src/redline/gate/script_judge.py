@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from redline.decision import RuleHit, Span
-from redline.gate import own_cli, run_files, script_files
+from redline.gate import agent_definitions, own_cli, run_files, script_files
 from redline.gate.protected import NeverRunKind
 from redline.shell import paths
 from redline.shell.analysis import analyze
@@ -38,6 +38,10 @@ def content_hits(
     """Text written into a file: hooks configuration, or a script that
     would do a never-run thing when it runs."""
     lowered = path.lower()
+    if agent_definitions.declares_hooks(text, path):
+        where = f"`{path}` would define an agent or skill with hooks"
+        yield guard.hit(NeverRunKind.GATE_CONFIG, span, where)
+        return
     if lowered.endswith(script_files.DOC_SUFFIXES) or depth >= MAX_SCRIPT_DEPTH:
         return
     if script_files.configures_hooks(text, path):
