@@ -7,7 +7,6 @@ in a protected directory (`owner.$(echo sock)`: judged at its worst)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
 from redline.gate import needles
 from redline.shell import cwd_words, paths
@@ -15,6 +14,7 @@ from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
 from redline.shell.model import DYNAMIC
 
+TYPE_CHECKING = False  # not `typing`'s: kept off the hook's start (ADR 0004)
 if TYPE_CHECKING:
     from redline.gate.never_run import Guard
 

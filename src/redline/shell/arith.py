@@ -5,9 +5,9 @@ number a `kill` is given (`kill $((1270+1))`, `x=1270; ((x++)); kill $x`).
 
 from __future__ import annotations
 
-import re
+from redline.shell.lazy_regex import lazy_regex
 
-_TOKEN = re.compile(r"\s*(0[xX][0-9a-fA-F]+|\d+|[A-Za-z_]\w*|\+\+|--|[-+*/%]=|\*\*|[-+*/%()=,])")
+_TOKEN = lazy_regex(r"\s*(0[xX][0-9a-fA-F]+|\d+|[A-Za-z_]\w*|\+\+|--|[-+*/%]=|\*\*|[-+*/%()=,])")
 
 
 class _Unknown(Exception):

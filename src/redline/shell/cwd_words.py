@@ -9,12 +9,13 @@ from __future__ import annotations
 import re
 
 from redline.shell import paths
+from redline.shell.lazy_regex import lazy_regex
 
 _HERE = ("$PWD", "${PWD}", "$(pwd)", "$( pwd )", "$(pwd -P)", "$(pwd -L)", "`pwd`", "~+",
          "$(builtin pwd)", "$(command pwd)")  # fmt: skip
 _BEFORE = ("$OLDPWD", "${OLDPWD}", "~-")
 # `/proc/self/cwd` and the process's other names for itself.
-_PROC_CWD = re.compile(
+_PROC_CWD = lazy_regex(
     r"\A/proc/(?:self|thread-self|\$\$|\$\{\$\}|\$BASHPID|\$\{BASHPID\}|\d+)(?:/task/[^/]+)?/cwd"
     r"(?=/|\Z)"
 )

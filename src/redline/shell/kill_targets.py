@@ -5,19 +5,18 @@ A negative number after the signal is a process group (`kill -9 -1271`)."""
 
 from __future__ import annotations
 
-import re
-
 from redline.shell import arith
 from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
 
-_ARITH = re.compile(r"\$\(\((.*?)\)\)")
-_ECHO = re.compile(
+_ARITH = lazy_regex(r"\$\(\((.*?)\)\)")
+_ECHO = lazy_regex(
     r"\$\(\s*(?:echo|printf\s+%s\\?n?|printf)\s+([-+\w]+)\s*\)|`\s*echo\s+([-+\w]+)\s*`"
 )
-_VARIABLE = re.compile(r"\$\{?([A-Za-z_]\w*)\}?")
+_VARIABLE = lazy_regex(r"\$\{?([A-Za-z_]\w*)\}?")
 # One step that sets a variable, in the order bash runs them: `x=N`,
 # `x=$((...))`, `((x++))`, `let x+=1`.
-_STEP = re.compile(
+_STEP = lazy_regex(
     r"(?<![\w$])([A-Za-z_]\w*)=(\$\(\(.*?\)\)|\$\([^)]*\)|[^\s;&|'\"()]+)"
     r"|(?<!\$)\(\((.*?)\)\)|\blet\s+([^;&|\n\"']+)"
 )
