@@ -48,7 +48,8 @@ SCRIPTS = {
 class Machine(World):
     """The service on 18999 too (its state file), process 4242 (group 4240),
     the Hermes gateway 4300; the machine is also `devbox`; `/tmp/h` links to
-    the owner's home, `/tmp/gl` to the gate's."""
+    the owner's home, `/tmp/gl` to the gate's, `/tmp/gs` to its socket,
+    `/tmp/hk` to a key."""
 
     def __init__(self, gate: str = "") -> None:
         self.gate = gate
@@ -76,6 +77,10 @@ class Machine(World):
             return HOME + path[len("/tmp/h") :]
         if self.gate and (path == "/tmp/gl" or path.startswith("/tmp/gl/")):
             return self.gate + path[len("/tmp/gl") :]
+        if self.gate and path == "/tmp/gs":  # a link to the owner's socket itself
+            return self.gate + "/service/owner/owner.sock"
+        if path == "/tmp/hk":  # and one to a key
+            return HOME + "/.ssh/id_rsa"
         return None
 
 

@@ -373,7 +373,7 @@ class Guard(NamedTuple):
             )
             if path is None or path in written:
                 continue
-            found = self._mention_hit(inv, path, option, span)
+            found = self._mention_hit(inv, path_words.read_through(self, path), option, span)
             if found is None and inv.name not in READERS and inv.name not in LISTERS:
                 here = paths.normalize(operand_value(word.value), cwd) or ""
                 found = script_judge.existing_config_hit(self, here, span)

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from redline.gate import needles
+from redline.gate.protected import canonical
 from redline.shell import cwd_words, paths
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
@@ -121,12 +122,30 @@ def may_hide(guard: Guard, inv: Invocation, analysis: Analysis) -> bool:
             continue
         if needles.names_any(guard.needles, normal.lower()):
             return True
-        head = normal.rsplit("/", 1)[0]
-        if not head.startswith("/") or head.startswith(NO_LINKS) or head == "":
+        if not normal.startswith("/") or normal.startswith(NO_LINKS):
             continue
-        if head not in seen:
-            seen[head] = guard.world.resolve(head)
-        real = seen[head]
-        if real and real != head and needles.names_any(guard.needles, real.lower()):
-            return True
+        # The path itself when it exists (a link to a key), else its directory.
+        head = normal.rsplit("/", 1)[0]
+        for place in (normal, head) if head else (normal,):
+            if place not in seen:
+                seen[place] = guard.world.resolve(place)
+            real = seen[place]
+            if real and real != place and needles.names_any(guard.needles, real.lower()):
+                return True
+            if real:
+                break
     return False
+
+
+def read_through(guard: Guard, path: str) -> str:
+    """A path read or connected to, with a link at its end followed (`cat
+    /tmp/k` where `/tmp/k` leads to a key); unchanged when it is protected
+    itself or leads nowhere else."""
+    if guard.table.lookup(path, False) is not None:
+        return path
+    home = guard.places.home
+    here = home.rstrip("/") + path[1:] if path.startswith("~") else path
+    if not here.startswith("/") or here.startswith(NO_LINKS):
+        return path
+    real = guard.world.resolve(here)
+    return canonical(real, home) if real and real != here else path
