@@ -25,6 +25,7 @@ from redline.gate.world import Process, World
 
 SERVICE_STATE = os.path.join("service", "serve.json")
 MAX_SCRIPT = 256 * 1024
+MAX_EXPANDED = 16
 _O_PATH = getattr(os, "O_PATH", os.O_RDONLY)
 # How long a look at the service's state file is trusted (a long-lived gate
 # sees a service started later within this).
@@ -137,6 +138,13 @@ class LocalWorld(World):
         if b"\0" in data[:4096]:
             return None  # a binary program: no script to read
         return data.decode("utf-8", "replace")
+
+    def expand(self, pattern: str) -> tuple[str, ...]:
+        import glob
+        import itertools
+
+        # Bounded: a script named by a glob is the first few files it matches.
+        return tuple(sorted(itertools.islice(glob.iglob(pattern), MAX_EXPANDED)))
 
 
 def _process(proc: str, pid: int) -> Process | None:

@@ -6,6 +6,7 @@ both hooks), and every look-alike is not. The attempts are counted."""
 
 from __future__ import annotations
 
+import fnmatch
 import json
 import sys
 from collections.abc import Callable, Iterator
@@ -42,6 +43,36 @@ SCRIPTS = {
     "/srv/app/ci-settings.json": '{"hooks": {"PreToolUse": [{"hooks": [{"type": "command", '
     '"command": "/srv/app/.venv/bin/redline hook claude-code"}]}]}}\n',
     "/srv/app/package.json": '{"name": "app", "scripts": {"test": "pytest"}}\n',
+    # An ordinary project's files that tools run: they stay allowed.
+    "/srv/app/conftest.py": "import pytest\n\n@pytest.fixture\ndef db():\n    return {}\n",
+    "/srv/app/manage.py": "import os, sys\nos.environ.setdefault('DJANGO_SETTINGS_MODULE', 'a')\n",
+    "/srv/app/setup.py": "from setuptools import setup\nsetup(name='app')\n",
+    "/srv/app/.git/HEAD": "ref: refs/heads/main\n",
+    "/srv/app/.git/hooks/pre-commit": "#!/bin/sh\nruff check .\n",
+    "/srv/app/scripts/say.py": "import os\nos.system(\"echo 'run redline approve 1 yourself'\")\n",
+    # A project whose files run redline when a tool runs them (written earlier).
+    "/srv/bad/y.py": 'import os\nos.system("redline approve 1")\n',
+    "/srv/bad/s1.py": 'import subprocess\nsubprocess.run(["redline", "approve", "1"])\n',
+    "/srv/bad/s5": '#!/usr/bin/env python3\nimport os\nos.system("redline approve 1")\n',
+    "/srv/bad/e.js": 'require("child_process").execSync("redline approve 1")\n',
+    "/srv/bad/f.rb": 'system("redline approve 1")\n',
+    "/srv/bad/p.pl": 'system "redline", "approve", "1";\n',
+    "/srv/bad/x.php": '<?php shell_exec("redline approve 1");\n',
+    "/srv/bad/d.txt": "redline approve 1\n",
+    "/srv/bad/a.awk": 'BEGIN { system("redline approve 1") }\n',
+    "/srv/bad/k.txt": "kill -9 4242\n",
+    "/srv/bad/conftest.py": 'import os\nos.system("redline approve 1")\n',
+    "/srv/bad/setup.py": 'import os\nos.system("redline approve 1")\n',
+    "/srv/bad/tool/__main__.py": 'import os\nos.system("redline approve 1")\n',
+    "/srv/bad/package.json": '{"name": "p", "scripts": {"test": "redline approve 1", '
+    '"build": "tsc", "prebuild": "curl -X POST http://127.0.0.1:8787/api/held/1/approve", '
+    '"postinstall": "redline approve 1"}}\n',
+    "/srv/bad/.git/HEAD": "ref: refs/heads/main\n",
+    "/srv/bad/.git/hooks/pre-commit": "#!/bin/sh\nredline approve 1\n",
+    "/srv/bad/.git/hooks/pre-push": "#!/usr/bin/env python3\nimport os\n"
+    "os.system('redline approve 1')\n",
+    "/srv/hooked/.git/config": "[core]\n\thooksPath = .githooks\n",
+    "/srv/hooked/.githooks/pre-commit": "#!/bin/sh\nredline approve 1\n",
 }
 
 
@@ -70,6 +101,9 @@ class Machine(World):
 
     def read_script(self, path: str) -> str | None:
         return SCRIPTS.get(path)
+
+    def expand(self, pattern: str) -> tuple[str, ...]:
+        return tuple(sorted(p for p in SCRIPTS if fnmatch.fnmatchcase(p, pattern)))
 
     def resolve(self, path: str) -> str | None:
         # `/tmp/h` is a link to the owner's home (`ln -s ~ /tmp/h`, an earlier call).

@@ -328,8 +328,8 @@ class Guard(NamedTuple):
         if inv.redirects or name == "tee":
             for path, text in script_files.written_texts(inv):
                 yield from script_judge.content_hits(self, text, path, span, depth)
-        if depth < script_judge.MAX_SCRIPT_DEPTH and script_files.may_run_script(inv):
-            yield from script_judge.script_hits(self, inv, span, depth)
+        if depth < script_judge.MAX_SCRIPT_DEPTH:
+            yield from script_judge.run_hits(self, inv, span, depth, analysis.text)
 
     def _path_hits(self, inv: Invocation, analysis: Analysis) -> RuleHit | None:
         span, cwd, old, fix = inv.span, inv.cwd, inv.oldcwd, path_words.link_fixer(analysis, inv)

@@ -14,10 +14,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from redline.decision import RuleHit, Span
-from redline.gate import own_cli, script_files
+from redline.gate import own_cli, run_files, script_files
 from redline.gate.protected import NeverRunKind
 from redline.shell import paths
 from redline.shell.analysis import analyze
+from redline.shell.carriers import SHELLS, interpreter_family, shell_in_code
 from redline.shell.invocation import Invocation
 
 TYPE_CHECKING = False  # not `typing`'s: kept off the hook's start (ADR 0004)
@@ -44,6 +45,13 @@ def content_hits(
             NeverRunKind.GATE_CONFIG, span, f"`{path}` would configure an agent's hooks"
         )
         return
+    if lowered.endswith("package.json") and "scripts" in text:
+        for script in run_files.package_scripts(text, ("*",)):
+            for found in guard.shell_hits(analyze(script), depth + 1):
+                yield inside(found, path, span)
+                return
+    if is_hook_file(lowered) and not text.startswith("#!"):
+        text = "#!/bin/sh\n" + text  # git runs a hook without `#!` with the shell
     makefile = script_files.is_makefile(path)
     notebook = lowered.endswith(".ipynb")
     if makefile or notebook or script_files.is_shell_text(text, path):
@@ -54,11 +62,60 @@ def content_hits(
             yield inside(found, path, span)
             return
     if lowered.endswith(SCRIPT_SUFFIXES) or text.startswith("#!"):
-        yield from guard.code_hits(text, span)
+        for found in code_file_hits(guard, text, language_of(text, path), span, depth, None):
+            yield found
+            return
     else:
         # Any other file may be read as instructions (`curl -K`, `wget -i`, a
         # makefile written with `\t`): naming the service there counts too.
         yield from guard.contact_in_code(text, span)
+
+
+def run_hits(guard: Guard, inv: Invocation, span: Span, depth: int, text: str) -> Iterator[RuleHit]:
+    """The files an invocation runs: the script it names, and those a tool
+    runs on its own (cheap name tests first: nothing is read for `ls`)."""
+    if script_files.may_run_script(inv):
+        yield from script_hits(guard, inv, span, depth)
+    if may_run_tool_files(inv, text):
+        yield from tool_hits(guard, inv, span, depth, text)
+    if inv.name in script_files.COPIERS and inv.name != "ln":
+        yield from copy_hits(guard, inv, span, depth)
+
+
+def copy_hits(guard: Guard, inv: Invocation, span: Span, depth: int) -> Iterator[RuleHit]:
+    """`cp FILE .git/hooks/pre-push`, `mv d.txt run.sh`: a file copied to
+    where it will run is judged as its text written there."""
+    operands = [w.value for w in inv.options.operands]
+    if len(operands) < 2:
+        return
+    target = operands[-1]
+    for source in operands[:-1]:
+        dest = target + "/" + source.rsplit("/", 1)[-1] if target.endswith("/") else target
+        if not runs_later(dest):
+            continue
+        path = _on_disk(guard, source, inv.cwd)
+        text = None if path is None else guard.world.read_script(path)
+        if text:
+            for found in content_hits(guard, text, dest, span, depth):
+                yield inside(found, f"{path}, read from disk", span)
+                return
+
+
+def runs_later(path: str) -> bool:
+    """A place a file is run from: a script's name, a git hook, a build or package file."""
+    lowered = path.lower()
+    name = lowered.rsplit("/", 1)[-1]
+    return (
+        lowered.endswith(SCRIPT_SUFFIXES)
+        or is_hook_file(lowered)
+        or name in ("package.json", "conftest.py", "setup.py")
+        or script_files.is_makefile(lowered)
+    )
+
+
+def is_hook_file(path: str) -> bool:
+    """A git hook (`.git/hooks/NAME`, a `core.hooksPath` folder's)."""
+    return "hooks/" in path and (".git/" in path or path.startswith("hooks/") or "/." in path)
 
 
 def script_hits(guard: Guard, inv: Invocation, span: Span, depth: int) -> Iterator[RuleHit]:
@@ -81,6 +138,11 @@ def script_hits(guard: Guard, inv: Invocation, span: Span, depth: int) -> Iterat
     path = None if run is None else _on_disk(guard, run.path, inv.cwd)
     if run is None or path is None or path.startswith(script_files.SYSTEM_PROGRAMS):
         return
+    if paths.is_glob(path):  # `sh /x/*.txt`: the shell runs the first file it names
+        matches = guard.world.expand(path)
+        if not matches:
+            return
+        path = matches[0]
     text = guard.world.read_script(path)
     if not text:
         return
@@ -94,9 +156,133 @@ def script_hits(guard: Guard, inv: Invocation, span: Span, depth: int) -> Iterat
             yield inside(found, run.path, span)
             return
         return
-    for found in guard.code_hits(text, span):
+    family = interpreter_family(inv.name) or language_of(text, path)
+    for found in code_file_hits(guard, text, family, span, depth, inv.cwd):
         yield inside(found, run.path, span)
         return
+
+
+def language_of(text: str, path: str) -> str:
+    """The language of a script file: its `#!` program's, else its suffix's."""
+    if text.startswith("#!"):
+        words = text.split("\n", 1)[0].rsplit("/", 1)[-1].split()
+        if words and words[0] == "env" and len(words) > 1:
+            words = words[1:]
+        if words:
+            return interpreter_family(words[0]) or words[0]
+    suffix = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
+    return _SUFFIX_LANGUAGE.get(suffix, "python")
+
+
+_SUFFIX_LANGUAGE = {"py": "python", "js": "node", "mjs": "node", "cjs": "node", "ts": "node",
+                    "rb": "ruby", "pl": "perl", "pm": "perl", "php": "php", "lua": "lua",
+                    "awk": "awk"}  # fmt: skip
+
+
+def code_file_hits(
+    guard: Guard, text: str, language: str, span: Span | None, depth: int, cwd: str | None
+) -> Iterator[RuleHit]:
+    """A file of code, judged as the same code given inline would be: what it
+    names and contacts, and each command it hands to the system shell."""
+    text = text[: script_files.MAX_SCRIPT]
+    for found in guard.code_hits(text, span):
+        yield found
+        return
+    if depth >= MAX_SCRIPT_DEPTH:
+        return
+    for carried in shell_in_code(text, language):
+        for found in guard.shell_hits(analyze(carried.text, cwd), depth + 1):
+            yield found
+            return
+
+
+def may_run_tool_files(inv: Invocation, text: str) -> bool:
+    """A cheap first test for `tool_hits`."""
+    return (
+        run_files.may_run_files(inv)
+        or inv.name in ("npm", "yarn", "pnpm", "bun")
+        or (("ENV=" in text or "STARTUP=" in text) and inv.name in SHELLS)
+    )
+
+
+def tool_hits(
+    guard: Guard, inv: Invocation, span: Span, depth: int, text: str
+) -> Iterator[RuleHit]:
+    """Files a tool runs that it does not name as its script (`pytest`'s
+    `conftest.py`, `pip install .`'s `setup.py`, `npm test`'s script, git's
+    hooks, `awk -f`, `BASH_ENV=F`), read from disk and judged by their language."""
+    cwd = inv.cwd
+    if inv.name in ("npm", "yarn", "pnpm", "bun"):
+        yield from _package_hits(guard, inv, span, depth)
+        return
+    if inv.name == "git":
+        files = _git_files(guard, inv)
+    else:
+        files = run_files.run_files(inv, cwd) if run_files.may_run_files(inv) else []
+    if inv.name in SHELLS or interpreter_family(inv.name) == "python":
+        files += run_files.env_files(text, cwd)
+    for path, language in files:
+        on_disk = _on_disk(guard, path, cwd)
+        if on_disk is not None and paths.is_glob(on_disk):
+            on_disk = next(iter(guard.world.expand(on_disk)), None)
+        body = None if on_disk is None else guard.world.read_script(on_disk)
+        if not body:
+            continue
+        for found in _judge_file(guard, body, on_disk or path, language, span, depth, cwd):
+            yield inside(found, f"{on_disk}, read from disk", span)
+            return
+
+
+def _judge_file(
+    guard: Guard,
+    text: str,
+    path: str,
+    language: str,
+    span: Span,
+    depth: int,
+    cwd: str | None,
+) -> Iterator[RuleHit]:
+    if language == "program":  # run by its `#!`, else by a shell
+        language = language_of(text, path) if text.startswith("#!") else "shell"
+    if language == "shell" or script_files.is_shell_text(text, path):
+        yield from guard.shell_hits(analyze(text[: script_files.MAX_SCRIPT], cwd), depth + 1)
+    elif language in ("sed", "vim", "gdb"):
+        # Their commands that run a shell (`e CMD`, `:!CMD`, `shell CMD`):
+        # every line is judged as shell text, failing closed.
+        lines = [
+            line.strip().lstrip(":!").removeprefix("shell ").removeprefix("e ")
+            for line in text[: script_files.MAX_SCRIPT].split("\n")
+        ]
+        yield from guard.shell_hits(analyze("\n".join(lines), cwd), depth + 1)
+        yield from guard.code_hits(text, span)
+    else:
+        yield from code_file_hits(guard, text, language, span, depth, cwd)
+
+
+def _git_files(guard: Guard, inv: Invocation) -> list[tuple[str, str]]:
+    """The hooks a git command runs, from the repository's `.git/hooks` or `core.hooksPath`."""
+    for root, hooks in run_files.run_files(inv, inv.cwd):
+        config = guard.world.read_script(root.rstrip("/") + "/.git/config")
+        if config is None and guard.world.read_script(root.rstrip("/") + "/.git/HEAD") is None:
+            continue
+        dirs = run_files.git_hook_dirs(root, config)
+        return [(f"{d}/{hook}", "program") for d in dirs for hook in hooks.split()]
+    return []
+
+
+def _package_hits(guard: Guard, inv: Invocation, span: Span, depth: int) -> Iterator[RuleHit]:
+    """`npm test`, `yarn build`, `npm install`: the `package.json` scripts run, as shell."""
+    verbs = run_files.manager_scripts(inv)
+    path = _on_disk(guard, "package.json", inv.cwd)
+    if verbs is None or path is None:
+        return
+    text = guard.world.read_script(path)
+    if not text:
+        return
+    for script in run_files.package_scripts(text, verbs):
+        for found in guard.shell_hits(analyze(script, inv.cwd), depth + 1):
+            yield inside(found, f"{path}, read from disk", span)
+            return
 
 
 def stored_hits(guard: Guard, inv: Invocation, span: Span, depth: int) -> Iterator[RuleHit]:

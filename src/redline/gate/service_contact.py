@@ -113,6 +113,10 @@ def urls(text: str) -> Iterator[tuple[str, int | str | None]]:
     is given; the port as written when it is computed at run time)."""
     for match in _URL.finditer(text):
         scheme, host, port = match.group(1).lower(), match.group(2), match.group(3)
+        if "%" in host:  # URL parsers decode a host's escapes (`%6cocalhost`, `%31%32%37.0.0.1`)
+            from urllib.parse import unquote
+
+            host = unquote(host)
         scheme = scheme.rsplit("+", 1)[-1]
         if port is not None and not port.isdigit():
             yield host, port or "?"  # `:` then a port computed at run time (`:{port}`, `:' + p`)
@@ -149,6 +153,10 @@ def words_reach(
     read exactly; other words are taken apart, and a host of this machine in
     one with a service port in any other (or the same) counts."""
     words = list(words)
+    if program in _GLOBBING_CLIENTS and any("{" in w or "[" in w for w in words):
+        words = [spelled for word in words for spelled in curl_globs(word)]
+    if program in _URL_CLIENTS:  # `curl localhost:$PORT` is `http://localhost:$PORT`
+        words = [_with_scheme(w, names) for w in words]
     text = " ".join(words)
     named = any(str(p) in text for p in ports) or "/dev/" in text or "/inet" in text
     named = named or ("://" in text and (DYNAMIC in text or "$" in text))
@@ -182,6 +190,55 @@ def words_reach(
             )
             return f"{both} name the approval service on this machine"
     return None
+
+
+# Clients that expand `{a,b}` and `[1-9]` in a URL themselves (curl's "globbing").
+_GLOBBING_CLIENTS = frozenset({"curl"})
+_CURL_SET = lazy_regex(r"\{([^{}]*)\}")
+_CURL_RANGE = lazy_regex(r"\[(?:(\d{1,5})-(\d{1,5})|([a-zA-Z])-([a-zA-Z]))(?::\d+)?\]")
+_GLOB_LIMIT = 64
+
+
+def curl_globs(word: str) -> list[str]:
+    """`word` and the URLs curl makes of it (`878{7}` is `8787`, `[1-1]` is
+    `1`), at most `_GLOB_LIMIT` of them; IPv6 brackets (`[::1]`) are no range."""
+    found = [word]
+    for _ in range(8):  # sets and ranges, one at a time, a bounded number of rounds
+        grown: list[str] = []
+        for text in found:
+            match = _CURL_SET.search(text) or _CURL_RANGE.search(text)
+            if match is None:
+                grown.append(text)
+                continue
+            head, tail = text[: match.start()], text[match.end() :]
+            if match.group(0).startswith("{"):
+                options = match.group(1).split(",")
+            elif match.group(1) is not None:
+                low, high = int(match.group(1)), int(match.group(2))
+                options = [str(n) for n in range(low, min(high, low + _GLOB_LIMIT) + 1)]
+            else:
+                low, high = ord(match.group(3)), ord(match.group(4))
+                options = [chr(c) for c in range(low, min(high, low + _GLOB_LIMIT) + 1)]
+            grown.extend(head + option + tail for option in options)
+        if grown == found:
+            break
+        found = grown[:_GLOB_LIMIT]
+    return [word, *found] if found != [word] else found
+
+
+# Clients that read a word without a scheme as an `http://` URL.
+_URL_CLIENTS = frozenset({"curl", "wget", "wget2", "aria2c", "xh", "xhs", "http", "https", "lynx"})
+_HOST_PORT = lazy_regex(r"\A(\[[0-9A-Fa-f:.%]+\]|[\w.%-]+):([^/\s]+)(?:/|\Z)")
+
+
+def _with_scheme(word: str, names: frozenset[str]) -> str:
+    """`HOST:PORT[/...]` with a host of this machine, as the client reads it."""
+    if "://" in word or word.startswith("-") or ":" not in word:
+        return word
+    match = _HOST_PORT.match(word)
+    if match is None or not may_be_here(match.group(1), names, loose=False):
+        return word
+    return "http://" + word
 
 
 def _tokens(word: str) -> list[str]:

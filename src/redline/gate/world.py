@@ -50,5 +50,10 @@ class World:
         regular file; `None` otherwise."""
         return None
 
+    def expand(self, pattern: str) -> tuple[str, ...]:
+        """The first few files a glob (an absolute path) names, as the shell
+        would expand it; `()` when none or unknown."""
+        return ()
+
 
 NOWHERE = World()

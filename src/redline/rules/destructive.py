@@ -72,7 +72,7 @@ def _from_xargs(inv: Invocation) -> bool:
 def _mirror_delete(inv: Invocation) -> bool:
     """`rsync --delete` onto a local directory outside the project and temp:
     files there that the source lacks are deleted."""
-    if not any(v.startswith("--delete") for v in inv.values) or "--dry-run" in inv.values:
+    if not any(targets.rsync_deletes(v) for v in inv.values) or "--dry-run" in inv.values:
         return False
     operands = inv.options.operands
     if len(operands) < 2 or ":" in operands[-1].value.split("/")[0]:

@@ -17,6 +17,7 @@ from redline.rules import argv
 from redline.rules.code import code_text
 from redline.rules.secrets import canonical, is_secret
 from redline.rules.senders import SENDERS, args_from_stdin, socket_redirect
+from redline.shell import paths
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
@@ -132,6 +133,8 @@ class _Trace:
             return False
         if name in ("echo", "printf") and any(_SECRET_VARIABLE.search(w.raw) for w in inv.argv[1:]):
             return True
+        if name in _ARCHIVERS and _archives_secrets(inv):
+            return True
         if name not in _NOT_CONTENT and not inv.remote:
             if any(self.names_secret(w.value, inv, w.raw) for w in inv.argv[1:]):
                 return True
@@ -176,6 +179,12 @@ class _Trace:
         raw = {w.value: w.raw for w in inv.argv}
         if any(self.names_secret(f, inv, raw.get(f, "")) for f in sent.files):
             return True
+        if (
+            inv.name in _RECURSIVE_SENDERS
+            and inv.has_flag("ra", ("recursive", "archive"))
+            and any(_holds_secrets(canonical(f, inv.cwd)) for f in sent.files)
+        ):
+            return True  # `scp -r ~ host:`: the home's keys go with it
         words = _TRANSFER_WORDS.split(sent.text) if sent.text else []
         if any(self.names_secret(w, inv) for w in words if w):
             return True
@@ -208,6 +217,35 @@ class _Trace:
             path = canonical(value, inv.cwd)
             if path is not None:
                 self.tainted.add(path)
+
+
+# Programs that pack whole trees into their output; senders that copy whole trees.
+_ARCHIVERS = frozenset({"tar", "gtar", "bsdtar", "zip", "7z", "7za", "cpio", "pax", "afio"})
+_RECURSIVE_SENDERS = frozenset({"scp", "rsync", "sftp"})
+_TREES_OF_HOMES = frozenset({"/home", "/Users", "/root", "/var/root"})
+
+
+def _holds_secrets(path: str | None) -> bool:
+    """A tree that holds the owner's keys: `/`, a home directory, or all homes."""
+    return path is not None and (
+        paths.is_root(path) or paths.is_home_dir(path) or path in _TREES_OF_HOMES
+    )
+
+
+def _archives_secrets(inv: Invocation) -> bool:
+    """An archiver packing a secret, or a tree that holds them (`tar czf - ~`,
+    `cd ~ && tar czf - .`, `tar -C ~ -czf - .ssh`, `zip -r - ~`)."""
+    if inv.name == "zip" and not inv.has_flag("r", ("recurse-paths",)):
+        return any(is_secret(canonical(w.value, inv.cwd) or "") for w in inv.options.operands)
+    base = argv.parse(inv.values, "fCbTHb", ("file", "directory")).value("-C", "--directory")
+    for word in inv.options.operands:
+        value = word.value
+        if base and not value.startswith(("/", "~", "$")):
+            value = base[-1].rstrip("/") + "/" + value
+        path = canonical(value, inv.cwd)
+        if path is not None and (_holds_secrets(path) or is_secret(path)):
+            return True
+    return False
 
 
 def _writes_anything(inv: Invocation) -> bool:

@@ -104,6 +104,23 @@ def _kill_all(inv: Invocation, analysis: Analysis) -> bool:
 _POWER_VERBS = frozenset({"poweroff", "reboot", "halt", "kexec", "soft-reboot"})
 
 
+# A call to logind or systemd over D-Bus does what `systemctl poweroff` does.
+_DBUS_CLIENTS = frozenset({"busctl", "dbus-send", "gdbus", "qdbus", "qdbus6", "dbus"})
+_DBUS_POWER = lazy_regex(
+    r"(?i)(?:\A|[.\s/])(?:PowerOff|Reboot|Halt|KExec|SoftReboot)(?:WithFlags)?\Z"
+)
+
+
+def _dbus_power(values: tuple[str, ...]) -> bool:
+    joined = " ".join(values)
+    if "login1" not in joined and "systemd1" not in joined:
+        return False
+    if any(_DBUS_POWER.search(v) for v in values):
+        return True
+    starts = any(v.rsplit(".", 1)[-1].lower() in ("startunit", "startunitreplace") for v in values)
+    return starts and any(v.strip("'\"").removesuffix(".target") in _POWER_VERBS for v in values)
+
+
 def _shutdown(inv: Invocation, analysis: Analysis) -> bool:
     name = inv.name
     if name in ("shutdown", "reboot", "halt", "poweroff"):
@@ -120,6 +137,8 @@ def _shutdown(inv: Invocation, analysis: Analysis) -> bool:
         return verb in _POWER_VERBS
     if name == "openrc-shutdown":
         return inv.has_flag("HprkP", ("halt", "poweroff", "reboot", "kexec"))
+    if name in _DBUS_CLIENTS:
+        return _dbus_power(inv.values)
     if name in ("init", "telinit"):
         return inv.subcommand() in ("0", "6")
     return False
@@ -134,14 +153,17 @@ def _sysrq(inv: Invocation, analysis: Analysis) -> bool:
     )
 
 
+def _stdin_option(value: str) -> bool:
+    """`--stdin` or a prefix of it sudo's getopt_long takes (`--std`)."""
+    return len(value) >= 5 and "--stdin".startswith(value)
+
+
 def _sudo_stdin(inv: Invocation, analysis: Analysis) -> bool:
-    if not inv.has_flag("S", ("stdin",)):
-        return False
     values = inv.values
     flags_end = next((k for k, v in enumerate(values) if not v.startswith("-")), len(values))
     if not any(
         v.startswith("-") and not v.startswith("--") and "S" in v for v in values[:flags_end]
-    ) and ("--stdin" not in values[:flags_end]):
+    ) and not any(_stdin_option(v) for v in values[:flags_end]):
         return False
     fed = inv.upstream or inv.stdin_text is not None
     return bool(fed) or any(r.op == "<" for r in inv.redirects)
@@ -212,6 +234,8 @@ HARDLINES: tuple[Rule, ...] = (
             "find /boot -delete",
             "rm -Rf /USR",
             "rsync -a --delete empty/ /etc/",
+            "rsync --del -a /tmp/empty/ /usr/",
+            "tar --remove-files -cf /dev/null /etc",
             "find /etc -type f -exec shred -u {} +",
         ),
         must_not_match=(
@@ -221,6 +245,8 @@ HARDLINES: tuple[Rule, ...] = (
             "rm -rf ./usr",
             "ls -R /usr",
             "find /etc -name '*.bak' -exec rm {} +",
+            "tar -cf /tmp/etc.tar /etc",
+            "tar --remove-files -czf logs.tgz build/logs",
         ),
     ),
     rule(
@@ -405,6 +431,7 @@ HARDLINES: tuple[Rule, ...] = (
             "init",
             "telinit",
             "openrc-shutdown",
+            *sorted(_DBUS_CLIENTS),
         ),
         test=_shutdown,
         aliases=("hardline.shutdown",),
@@ -419,9 +446,21 @@ HARDLINES: tuple[Rule, ...] = (
             "loginctl reboot",
             "systemctl isolate poweroff.target",
             "openrc-shutdown -p now",
+            "busctl call org.freedesktop.login1 /org/freedesktop/login1 "
+            "org.freedesktop.login1.Manager Reboot b false",
+            "dbus-send --system --print-reply --dest=org.freedesktop.login1 "
+            "/org/freedesktop/login1 org.freedesktop.login1.Manager.PowerOff boolean:true",
+            "gdbus call --system --dest org.freedesktop.login1 --object-path "
+            "/org/freedesktop/login1 --method org.freedesktop.login1.Manager.Halt false",
+            "busctl call org.freedesktop.systemd1 /org/freedesktop/systemd1 "
+            "org.freedesktop.systemd1.Manager StartUnit ss reboot.target replace-irreversibly",
         ),
         must_not_match=(
             "shutdown -c",
+            "busctl list",
+            "busctl introspect org.freedesktop.login1 /org/freedesktop/login1",
+            "gdbus call --system --dest org.freedesktop.login1 --object-path "
+            "/org/freedesktop/login1 --method org.freedesktop.login1.Manager.ListSessions",
             "systemctl restart nginx",
             "init --version",
             "echo reboot",
@@ -460,9 +499,12 @@ HARDLINES: tuple[Rule, ...] = (
             "sudo -S rm x <<< 'pw'",
             "printf 'pw\\n' | sudo --stdin ls",
             "cat pw.txt | sudo -kS id",
+            "sudo --std ls <<< pw",
+            "echo pw | sudo --stdi -u root id",
         ),
         must_not_match=(
             "sudo apt install x",
+            "echo hi | sudo --preserve-env tee f",
             "echo hi | sudo tee f",
             "sudo -u bob ls -S",
             "sudo ls -S",

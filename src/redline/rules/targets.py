@@ -29,10 +29,29 @@ MKFS_PREFIXES = ("mk", "newfs")
 """How every filesystem maker's name begins: tested before the mkfs patterns."""
 
 
+# Names of raw block devices a glob under `/dev` is tried against: a pattern
+# that can match one of them (`/dev/sd?`, `/dev/nvme[0-9]n1`, `/dev/*`) is
+# judged as that device, at its worst.
+_DEVICE_SAMPLES = (
+    "/dev/sda", "/dev/sdb1", "/dev/hda", "/dev/vda1", "/dev/xvda", "/dev/nvme0n1",
+    "/dev/nvme0n1p1", "/dev/mmcblk0", "/dev/mmcblk0p1", "/dev/md0", "/dev/dm-0",
+    "/dev/mapper/root", "/dev/loop0", "/dev/nbd0", "/dev/zd0", "/dev/sr0", "/dev/root",
+    "/dev/disk/by-id/ata-disk", "/dev/block/8:0", "/dev/bcache0", "/dev/mtdblock0",
+)  # fmt: skip
+
+
 def is_raw_device(value: str) -> bool:
     # The prefix test first: most words are no device, and the pattern then
     # never compiles in that process (ADR 0003).
-    return value.startswith("/dev/") and bool(RAW_DEVICE.match(value))
+    if not value.startswith("/dev/"):
+        return False
+    if RAW_DEVICE.match(value):
+        return True
+    if "*" in value or "?" in value or "[" in value:
+        from fnmatch import fnmatchcase
+
+        return any(fnmatchcase(sample, value) for sample in _DEVICE_SAMPLES)
+    return False
 
 
 def recursive(inv: Invocation) -> bool:
@@ -104,15 +123,28 @@ def deleted_trees(inv: Invocation, analysis: Analysis) -> Iterator[str]:
             words = tuple(
                 w._replace(value=find.standing_for_found(w.value, inv.argv)) for w in words
             )
-    elif name == "rsync" and any(v.startswith("--delete") for v in inv.values):
+    elif name == "rsync" and any(rsync_deletes(v) for v in inv.values):
         operands = inv.options.operands
         words = operands[-1:] if len(operands) >= 2 else ()
+    elif name in ("tar", "gtar", "bsdtar") and any(_removes_files(v) for v in inv.values):
+        words = inv.options.operands  # archived, then deleted: judged as deleted trees
     else:
         return
     for word in words:
         path = normalized(word, inv)
         if path is not None:
             yield path
+
+
+def rsync_deletes(value: str) -> bool:
+    """An rsync option that deletes at the destination (`--delete*`, and its
+    alias `--del`)."""
+    return value.startswith("--delete") or value == "--del"
+
+
+def _removes_files(value: str) -> bool:
+    """tar's `--remove-files`, or a prefix of it getopt_long takes (`--remove`)."""
+    return len(value) >= 5 and "--remove-files".startswith(value)
 
 
 def find_roots(inv: Invocation) -> tuple[Word, ...]:

@@ -158,6 +158,8 @@ class _Builder:
                     appended=False, upstream=upstream, parent=parent, stdin=stdin,
                 )
             )  # fmt: skip
+            if cmd.assignments:  # `GIT_SSH_COMMAND=CMD git fetch`: CMD runs too
+                self._add_env_commands(cmd.assignments, innermost[-1], depth, via, remote)
 
     def _upstream(self, script: Script, cmd: SimpleCommand, first_of: list[int]) -> tuple[int, ...]:
         if cmd.pipeline < 0 or cmd.position == 0:
@@ -234,6 +236,8 @@ class _Builder:
             self._change_directory(inv)
         elif name == "alias":
             self.aliases.update(aliases.definitions(inv))
+        if name in _SETS_ENVIRONMENT:  # `env PAGER=CMD man x`, `export GIT_SSH_COMMAND=CMD`
+            self._add_env_commands(argv[1:], index, depth, via, remote)
         split = split_wrapper(name, argv)
         if split is not None:
             inner, lookup_only = split
@@ -272,6 +276,17 @@ class _Builder:
                 self.add_command(launch.argv, (), span, origin, depth, label, inner_remote,
                                  appended, (), index, None)  # fmt: skip
         return innermost
+
+    def _add_env_commands(
+        self, words: tuple[Word, ...], parent: int, depth: int, via: tuple[str, ...],
+        remote: bool,
+    ) -> None:  # fmt: skip
+        for word in words:
+            text = carriers.env_command(word.value) if "=" in word.value else None
+            if text is not None:
+                label = (*via, word.value.split("=", 1)[0] + "=")
+                self.add_script(text, _Origin(None, word.span), depth + 1, label, remote=remote,
+                                context=_Context(parent, self.background))  # fmt: skip
 
     def _too_deep(self) -> None:
         error = f"commands nested deeper than {MAX_NESTING} levels (wrappers, aliases, -exec)"
@@ -351,6 +366,10 @@ class _Builder:
                                      inv.index, None)  # fmt: skip
                 k = end
             k += 1
+
+
+# Commands whose arguments set environment variables for what runs next.
+_SETS_ENVIRONMENT = frozenset({"env", "export", "declare", "typeset", "local", "readonly"})
 
 
 def _peel_wrappers(argv: tuple[Word, ...]) -> tuple[Word, ...]:

@@ -145,6 +145,26 @@ def _first_operand(values: tuple[str, ...], takes: str) -> str | None:
     return None
 
 
+# Environment variables whose value a program runs as a command: git's and
+# ssh's helpers, pagers, editors, less's input filters, bash's prompt hook.
+ENV_COMMANDS = frozenset(
+    {"GIT_SSH_COMMAND", "GIT_SSH", "GIT_PAGER", "GIT_EDITOR", "GIT_SEQUENCE_EDITOR",
+     "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "GIT_PROXY_COMMAND", "SSH_ASKPASS", "SUDO_ASKPASS",
+     "PAGER", "MANPAGER", "SYSTEMD_PAGER", "PSQL_PAGER", "EDITOR", "VISUAL", "FCEDIT",
+     "SVN_EDITOR", "HGEDITOR", "KUBE_EDITOR", "LESSOPEN", "LESSCLOSE", "BROWSER",
+     "PROMPT_COMMAND", "RSYNC_RSH", "CVS_RSH"}
+)  # fmt: skip
+
+
+def env_command(assignment: str) -> str | None:
+    """The command in `NAME=VALUE` when NAME is one a program runs
+    (`GIT_SSH_COMMAND=CMD`, `LESSOPEN='|CMD %s'`); `None` otherwise."""
+    name, eq, value = assignment.partition("=")
+    if not eq or name not in ENV_COMMANDS or not value.strip():
+        return None
+    return value.lstrip("|").strip() if name.startswith("LESS") else value
+
+
 def carried_scripts(inv: Invocation) -> list[Carried]:
     name = inv.name
     if name not in CARRIER_NAMES and interpreter_family(name) is None:
@@ -257,6 +277,12 @@ _SYSTEM_CALL = lazy_regex(
 _BACKTICKS = lazy_regex(r"`([^`]*)`|\bqx\s*[{(\[/](.*?)[})\]/]|%x[{(\[](.*?)[})\]]")
 _BARE_CALL = lazy_regex(r"\b(?:system|exec|spawn)\s+(?=[\"'])")
 _STRING = lazy_regex(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
+
+
+def shell_in_code(code: str, name: str) -> list[Carried]:
+    """Shell commands code in `name`'s language hands to the system shell
+    (a script file's code is judged as the same code given inline)."""
+    return _shell_in_code(code, name)
 
 
 def _shell_in_code(code: str, name: str) -> list[Carried]:

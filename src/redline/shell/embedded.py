@@ -3,7 +3,8 @@
 `tar --to-command=CMD`, `tar -I CMD`, `rsync -e CMD`, `zip -TT CMD`,
 `vim -c '!CMD'`, `gdb -ex 'shell CMD'`, `ssh -o ProxyCommand=CMD`,
 `man -P CMD`, `tcpdump -z CMD`, sed's `e CMD`, `parallel 'CMD {}' ::: ARGS`,
-`mysql -e 'system CMD'`, `psql -c '\\! CMD'`, `sqlite3 db '.shell CMD'`, `less +'!CMD'`:
+`mysql -e 'system CMD'`, `psql -c '\\! CMD'`, `sqlite3 db '.shell CMD'`, `less +'!CMD'`,
+`sort --compress-program=CMD`, `rg --pre CMD`, `npx -c CMD`, `make --eval='t:; CMD'`:
 each hands CMD to a shell. The analysis parses CMD again, so the rules judge
 the command that runs, not the option that carries it.
 """
@@ -86,6 +87,12 @@ def _psql_shell(option: str, text: str) -> str | None:
     return match.group(1) if match is not None else None
 
 
+def _make_recipe(option: str, text: str) -> str | None:
+    """`make --eval='all:; CMD'`: the recipe after a rule's `;`."""
+    _, sep, recipe = text.partition(";")
+    return recipe if sep else None
+
+
 class _Spec(NamedTuple):
     # Short option letters whose value carries a command, and the other
     # letters that take a value (so a bundle is read right).
@@ -128,6 +135,13 @@ _SPECS: dict[str, _Spec] = {
         _Spec("e", "uhPDSBOX", frozenset({"execute"}), read=_client_shell, attached_only="p"),
     ),
     "psql": _Spec("c", "dhpUfoLvPTF", frozenset({"command"}), read=_psql_shell),
+    "sort": _Spec("", "kTStoy", frozenset({"compress-program"})),
+    "rg": _Spec("", "efgmAtTBCEMj", frozenset({"pre", "hostname-bin"})),
+    "ag": _Spec("", "AGBCgmp", frozenset({"pager"})),
+    **dict.fromkeys(("npx", "npm"), _Spec("c", "p", frozenset({"call"}))),
+    **dict.fromkeys(
+        ("make", "gmake"), _Spec("E", "CfIjlOoW", frozenset({"eval"}), read=_make_recipe)
+    ),
 }
 
 
