@@ -83,7 +83,11 @@ SCRIPTS = {
 class Machine(World):
     """The service on 18999 too (its state file), process 4242 (group 4240),
     the Hermes gateway 4300; the machine is also `devbox`; `/tmp/h` links to
-    the owner's home."""
+    the owner's home, `/tmp/gl` to the gate's, `/tmp/gs` to its socket,
+    `/tmp/hk` to a key."""
+
+    def __init__(self, gate: str = "") -> None:
+        self.gate = gate
 
     def service_ports(self) -> frozenset[int]:
         return frozenset({18999})
@@ -109,6 +113,12 @@ class Machine(World):
         # `/tmp/h` is a link to the owner's home (`ln -s ~ /tmp/h`, an earlier call).
         if path == "/tmp/h" or path.startswith("/tmp/h/"):
             return HOME + path[len("/tmp/h") :]
+        if self.gate and (path == "/tmp/gl" or path.startswith("/tmp/gl/")):
+            return self.gate + path[len("/tmp/gl") :]
+        if self.gate and path == "/tmp/gs":  # a link to the owner's socket itself
+            return self.gate + "/service/owner/owner.sock"
+        if path == "/tmp/hk":  # and one to a key
+            return HOME + "/.ssh/id_rsa"
         return None
 
 
@@ -222,7 +232,9 @@ def hook_routes(case: Case, env: dict[str, str]) -> Iterator[tuple[str, Summary]
 
 @pytest.fixture
 def machine_gate(tmp_path: Path) -> Gate:
-    return Gate(home=HOME, redline_home=tmp_path / "redline", world=Machine())
+    return Gate(
+        home=HOME, redline_home=tmp_path / "redline", world=Machine(str(tmp_path / "redline"))
+    )
 
 
 @pytest.fixture

@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from redline.gate import processes
 from redline.gate.protected import NeverRunKind, Places
 from redline.gate.world import World
+from redline.shell import kill_targets
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import interpreter_family
 from redline.shell.invocation import Invocation
@@ -178,6 +179,8 @@ SIGNALLERS = frozenset(
 # Options by which a tracer attaches to a running process.
 _ATTACH_OPTIONS = frozenset({"-p", "--pid", "--attach", "--attach-pid", "--attach-name"})
 _ATTACH_PREFIXES = ("--pid=", "--attach-pid=", "--attach-name=", "--attach=", "--tid=")
+# A cluster of short flags ending in `p` (`-fp`, `-p1234`) or gdb's `-pid`.
+_MERGED_PID = lazy_regex(r"-(?!help\Z)[A-Za-z]*p(?:id)?(?:=?\d+)?\Z")
 # Tracers whose operand is the PID they attach to.
 _PID_OPERAND = frozenset({"gcore", "pyrasite", "reptyr", "gstack", "pstack", "eu-stack"})
 
@@ -203,7 +206,8 @@ def process_hits(
     if name in ("kill", *_TRACERS):
         hit = processes.pid_looked_up(inv, analysis, names, ports, world)
         if hit is None and name == "kill":
-            hit = processes.kills_gate_pid(operands, world)
+            numbers = [str(n) for n in kill_targets.targets(inv, analysis.text)]
+            hit = processes.kills_gate_pid([*operands, *numbers], world)
         if hit is not None:
             yield NeverRunKind.GATE_PROCESS, hit
             return
@@ -262,8 +266,8 @@ def _attaches(inv: Invocation) -> bool:
     for k, value in enumerate(inv.values):
         if value in _ATTACH_OPTIONS or value.startswith(_ATTACH_PREFIXES):
             return True
-        if value.startswith("-p") and value[2:3].isdigit():
-            return True  # `strace -p1234`
+        if value[:1] == "-" and _MERGED_PID.match(value):
+            return True  # `strace -p1234`, `strace -fp 1234`, `gdb -pid 1234`
         if "attach" in value and name in ("gdb", "lldb"):
             return True  # `gdb -ex 'attach 1234'`
         if value.isdigit() and (name in _PID_OPERAND or (name == "gdb" and k > 0)):

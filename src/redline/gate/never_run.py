@@ -21,6 +21,7 @@ from redline.gate import (
     loopback,
     needles,
     own_cli,
+    path_words,
     script_files,
     script_judge,
     service_contact,
@@ -96,10 +97,6 @@ def _prose_writes() -> re.Pattern[str]:
     )
 
 
-# System directories, where no link leads back into a home (not resolved).
-_NO_LINKS = ("/usr/", "/bin/", "/sbin/", "/lib", "/proc/", "/sys/", "/dev/", "/opt/", "/var/lib/")
-
-
 class Guard(NamedTuple):
     """The never-run checks for one machine's places."""
 
@@ -161,8 +158,12 @@ class Guard(NamedTuple):
             return True
         return any(needle in text for needle in self.needles)
 
-    def canon(self, value: str, cwd: str | None = None, raw: str = "") -> str | None:
+    def canon(
+        self, value: str, cwd: str | None = None, raw: str = "", old: str | None = None
+    ) -> str | None:
         """The canonical spelling of a path as the agent wrote it, if it can be known."""
+        if cwd or DYNAMIC in value or value[:2] in ("~+", "~-"):
+            value = path_words.respell(self, value, raw, cwd, old)
         if DYNAMIC in value or value.startswith("$"):
             value = self._expand(value, raw)
             if not value:
@@ -175,7 +176,7 @@ class Guard(NamedTuple):
     def _through_links(self, path: str) -> str:
         """`path` with its directory's links followed (`ln -s ~ /tmp/h`: then
         `/tmp/h/.ssh/id_rsa` is the owner's key); not its last component."""
-        if path.startswith("/") and not path.startswith(_NO_LINKS):
+        if path.startswith("/") and not path.startswith(path_words.NO_LINKS):
             head, _, name = path.rpartition("/")
             real = self.world.resolve(head) if head else None
             if real and real != head:
@@ -274,7 +275,7 @@ class Guard(NamedTuple):
             verdict = own_cli.judge(args, inv.appended_args)
             if verdict is not None:
                 yield self.hit(verdict[0], span, verdict[1])
-        if self.may_name(inv):
+        if self.may_name(inv) or path_words.may_hide(self, inv, analysis):
             found = self._path_hits(inv, analysis) or service_contact.socket_hit(self, inv)
             if found is not None:
                 yield found
@@ -336,13 +337,14 @@ class Guard(NamedTuple):
             yield from script_judge.run_hits(self, inv, span, depth, analysis.text)
 
     def _path_hits(self, inv: Invocation, analysis: Analysis) -> RuleHit | None:
-        span, cwd = inv.span, inv.cwd
+        span, cwd, old, fix = inv.span, inv.cwd, inv.oldcwd, path_words.link_fixer(analysis, inv)
         raw = {w.value: w.raw for w in inv.argv}
         raw.update((r.target.value, r.target.raw) for r in inv.redirects if r.target is not None)
         written: set[str] = set()
         real: list[str] = []
         for value in (*written_files(inv), *extra_writes(inv)):
-            path = self.canon(operand_value(value), cwd, operand_value(raw.get(value, "")))
+            named = fix(operand_value(value), cwd)
+            path = self.canon(named, cwd, operand_value(raw.get(value, "")), old)
             if path is not None:
                 written.add(path)
                 real.append(paths.normalize(operand_value(value), cwd) or "")
@@ -371,10 +373,12 @@ class Guard(NamedTuple):
             if found is not None:
                 return found
         for word, option in mentions(inv):
-            path = self.canon(operand_value(word.value), cwd, operand_value(word.raw))
+            path = self.canon(
+                fix(operand_value(word.value), cwd), cwd, operand_value(word.raw), old
+            )
             if path is None or path in written:
                 continue
-            found = self._mention_hit(inv, path, option, span)
+            found = self._mention_hit(inv, path_words.read_through(self, path), option, span)
             if found is None and inv.name not in READERS and inv.name not in LISTERS:
                 here = paths.normalize(operand_value(word.value), cwd) or ""
                 found = script_judge.existing_config_hit(self, here, span)

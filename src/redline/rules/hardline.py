@@ -9,7 +9,7 @@ from redline.decision import Severity, Span
 from redline.rules import targets
 from redline.rules.model import InvocationTest, Rule, rule
 from redline.rules.wipers import WIPERS, wipe_device
-from redline.shell import paths
+from redline.shell import kill_targets, paths
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import inline_code
 from redline.shell.invocation import Invocation
@@ -85,19 +85,20 @@ _CODE_FORK_BOMB = lazy_regex(
 )
 
 
+# `kill -1` as bash's `kill` reads its numbers (`-01`, `$((-1))`, `' -1'`, `-$x`).
+_KILL_ALL_SPELLINGS = ("kill -9 -1", "kill -KILL -1", "kill -s KILL -1", "kill -- -1",
+                       "kill -9 -01", "kill -9 -0001", "kill -9 $((-1))", "kill -9 -$((1))",
+                       "kill -9 ' -1'", "x=1; kill -9 -$x",
+                       "n=2; ((n--)); kill -9 -$n")  # fmt: skip
+_NOT_KILL_ALL = ("kill -1 1234", "kill -9 1234", "kill %1", "kill -HUP 42", "kill $!",
+                 "kill -9 -12345", "kill -9 $((2-0))")  # fmt: skip
+
+
 def _kill_all(inv: Invocation, analysis: Analysis) -> bool:
     if inv.name == "killall5":
         return True
-    values = list(inv.values)
-    if values and values[0] in ("-s", "-n", "--signal"):
-        values = values[2:]
-    elif values and values[0].startswith("-") and values[0] not in ("--", "-1"):
-        values = values[1:]
-    elif values and values[0] == "-1" and len(values) > 1:
-        values = values[1:]  # `kill -1 PID` sends signal 1 to PID
-    if values and values[0] == "--":
-        values = values[1:]
-    return "-1" in values
+    # The numbers as bash's `kill` reads them (`-01`, `$((-1))`, `' -1'`).
+    return -1 in kill_targets.targets(inv, analysis.text)
 
 
 _POWER_VERBS = frozenset({"poweroff", "reboot", "halt", "kexec", "soft-reboot"})
@@ -411,8 +412,8 @@ HARDLINES: tuple[Rule, ...] = (
         programs=("kill", "killall5"),
         test=_kill_all,
         aliases=("hardline.kill-all",),
-        must_match=("kill -9 -1", "kill -KILL -1", "kill -s KILL -1", "kill -- -1", "killall5 -9"),
-        must_not_match=("kill -1 1234", "kill -9 1234", "kill %1", "kill -HUP 42"),
+        must_match=(*_KILL_ALL_SPELLINGS, "killall5 -9"),
+        must_not_match=_NOT_KILL_ALL,
     ),
     rule(
         "sys.shutdown",

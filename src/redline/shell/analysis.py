@@ -11,7 +11,7 @@ from types import MappingProxyType
 
 from redline.decision import Span
 from redline.fasttuple import NamedTuple
-from redline.shell import aliases, carriers, fastpath, find, paths, subcommands
+from redline.shell import aliases, carriers, cwd_words, fastpath, find, paths, subcommands
 from redline.shell.carriers import SOURCE
 from redline.shell.invocation import Invocation, command_name
 from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCommand, Word
@@ -97,6 +97,7 @@ class _Builder:
     def __init__(self, text: str, cwd: str | None) -> None:
         self.text = text
         self.cwd = cwd
+        self.oldcwd: str | None = None
         self.invocations: list[Invocation] = []
         self.functions: list[FunctionDef] = []
         self.errors: list[str] = []
@@ -227,6 +228,7 @@ class _Builder:
             depth=depth, remote=remote, appended_args=appended, upstream=upstream,
             parent=parent, stdin_text=stdin, cwd=self.cwd, background=self.background,
         )  # fmt: skip
+        inv.oldcwd = self.oldcwd
         self.invocations.append(inv)
         if not argv or deep:
             return innermost
@@ -293,10 +295,18 @@ class _Builder:
 
     def _change_directory(self, inv: Invocation) -> None:
         operands = inv.options.operands
+        old, self.oldcwd = self.cwd, self.cwd
         if not operands:
             self.cwd = "~"
             return
-        target = paths.normalize(operands[0].value, self.cwd)
+        word = operands[0]
+        if word.value == "-":
+            self.cwd, self.oldcwd = inv.oldcwd, old
+            return
+        value = cwd_words.spelled(word.raw or word.value, self.cwd, inv.oldcwd) or word.value
+        if not value.startswith(("/", "~", ".")) and "CDPATH=" in self.text:
+            value = cwd_words.through_cdpath(self.text, value)
+        target = paths.normalize(value, self.cwd)
         # Only a known absolute or home directory keeps later targets exact.
         self.cwd = target if target is not None and target.startswith(("/", "~")) else None
 

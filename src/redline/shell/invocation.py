@@ -68,7 +68,8 @@ class Invocation:
 
     __slots__ = (
         "_options", "_values", "appended_args", "argv", "background", "cwd", "depth", "index",
-        "name", "parent", "redirects", "remote", "span", "stdin_text", "upstream", "via",
+        "name", "oldcwd", "parent", "redirects", "remote", "span", "stdin_text", "upstream",
+        "via",
     )  # fmt: skip
 
     def __init__(
@@ -107,6 +108,8 @@ class Invocation:
         self.stdin_text = stdin_text
         # The working directory it runs in, when known (`cd /x && cmd` updates it).
         self.cwd = cwd
+        # The directory before the last `cd`, when known (`~-`, `$OLDPWD`, `cd -`).
+        self.oldcwd: str | None = None
         # It runs in the background (its list ends with `&`).
         self.background = background
         self._options: Options | None = None
