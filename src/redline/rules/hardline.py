@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from redline.decision import Severity, Span
-from redline.rules import targets
+from redline.rules import power, targets
 from redline.rules.model import InvocationTest, Rule, rule
 from redline.rules.wipers import WIPERS, wipe_device
 from redline.shell import kill_targets, paths
@@ -99,58 +99,6 @@ def _kill_all(inv: Invocation, analysis: Analysis) -> bool:
         return True
     # The numbers as bash's `kill` reads them (`-01`, `$((-1))`, `' -1'`).
     return -1 in kill_targets.targets(inv, analysis.text)
-
-
-_POWER_VERBS = frozenset({"poweroff", "reboot", "halt", "kexec", "soft-reboot"})
-
-
-# A call to logind or systemd over D-Bus does what `systemctl poweroff` does.
-_DBUS_CLIENTS = frozenset({"busctl", "dbus-send", "gdbus", "qdbus", "qdbus6", "dbus"})
-_DBUS_POWER = lazy_regex(
-    r"(?i)(?:\A|[.\s/])(?:PowerOff|Reboot|Halt|KExec|SoftReboot)(?:WithFlags)?\Z"
-)
-
-
-def _dbus_power(values: tuple[str, ...]) -> bool:
-    joined = " ".join(values)
-    if "login1" not in joined and "systemd1" not in joined:
-        return False
-    if any(_DBUS_POWER.search(v) for v in values):
-        return True
-    starts = any(v.rsplit(".", 1)[-1].lower() in ("startunit", "startunitreplace") for v in values)
-    return starts and any(v.strip("'\"").removesuffix(".target") in _POWER_VERBS for v in values)
-
-
-def _shutdown(inv: Invocation, analysis: Analysis) -> bool:
-    name = inv.name
-    if name in ("shutdown", "reboot", "halt", "poweroff"):
-        values = inv.values
-        # cancel, warn only, or only write the wtmp record (`-w`, `--wtmp-only`)
-        harmless = ("-c", "--help", "--version", "-k", "--show", "-w", "--wtmp-only")
-        return not any(v in harmless for v in values)
-    if name in ("systemctl", "loginctl"):
-        verb = inv.subcommand()
-        if "cancel" in inv.values:  # `systemctl reboot --when cancel`
-            return False
-        if verb in ("start", "isolate"):  # `systemctl start reboot.target`
-            return any(v.removesuffix(".target") in _POWER_VERBS for v in inv.values)
-        return verb in _POWER_VERBS
-    if name == "openrc-shutdown":
-        return inv.has_flag("HprkP", ("halt", "poweroff", "reboot", "kexec"))
-    if name in _DBUS_CLIENTS:
-        return _dbus_power(inv.values)
-    if name in ("init", "telinit"):
-        return inv.subcommand() in ("0", "6")
-    return False
-
-
-def _sysrq(inv: Invocation, analysis: Analysis) -> bool:
-    # Every spelling of the file keeps its name: normalise only those that can be it.
-    return any(
-        paths.normalize(v, inv.cwd) == "/proc/sysrq-trigger"
-        for v in targets.written_files(inv)
-        if "sysrq-trigger" in v
-    )
 
 
 def _stdin_option(value: str) -> bool:
@@ -431,9 +379,9 @@ HARDLINES: tuple[Rule, ...] = (
             "init",
             "telinit",
             "openrc-shutdown",
-            *sorted(_DBUS_CLIENTS),
+            *sorted(power.DBUS_CLIENTS),
         ),
-        test=_shutdown,
+        test=power.shuts_down,
         aliases=("hardline.shutdown",),
         must_match=(
             "shutdown -h now",
@@ -477,7 +425,7 @@ HARDLINES: tuple[Rule, ...] = (
         H,
         "write to `/proc/sysrq-trigger` (instant reboot, crash or kill-all)",
         "do not use magic SysRq; ask the owner",
-        test=_sysrq,
+        test=power.writes_sysrq,
         must_match=(
             "echo b > /proc/sysrq-trigger",
             "echo c | sudo tee /proc/sysrq-trigger",
