@@ -277,6 +277,9 @@ class WordScanner:
             return
         known = self.vars.get(name)
         if not rest:
+            ifs = self.vars.get("IFS")
+            if ifs and known and not in_dq:  # `IFS=,; x=rm,-rf,/; $x` splits at commas
+                known = "".join(" " if c in ifs else c for c in known)
             b.add(DYNAMIC if known is None else known)
             # `X='rm -rf /'; $X`: an unquoted value is split into words.
             b.fields = b.fields or (not in_dq and known is not None and _has_blank(known))
