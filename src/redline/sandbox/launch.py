@@ -120,6 +120,10 @@ def launch(
     ignore = level.name == NAMESPACES
     # `preexec_fn` (so a fork, not a vfork): this process runs one thread.
     preexec = _child_setup(bound, tty, ignore, ruleset, filter_bytes)
+    # Forwarding is in place before the command starts: a signal that comes
+    # while it starts is kept and passed on once its process group exists.
+    forward = _Forwarder()
+    previous = {sig: signal.signal(sig, forward) for sig in FORWARDED}
     try:
         proc = subprocess.Popen(
             sandboxed_argv(command, plan, level, seccomp_fd),
@@ -130,6 +134,8 @@ def launch(
             preexec_fn=preexec,
         )
     except (OSError, subprocess.SubprocessError) as error:
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         bound.close()
         raise SandboxFailed(f"the command cannot be started in the sandbox: {error}") from None
     finally:
@@ -138,7 +144,7 @@ def launch(
                 os.close(fd)
     if tty is not None:
         _give_terminal(tty, proc.pid)
-    previous = {sig: signal.signal(sig, _forward_to(proc.pid)) for sig in FORWARDED}
+    forward.start(proc.pid)
     try:
         code = _wait(proc, tty)
     finally:
@@ -172,12 +178,27 @@ def _wait(proc: subprocess.Popen[bytes], tty: int | None) -> int:
         return 128 - code if code < 0 else code
 
 
-def _forward_to(pgid: int) -> Callable[[int, object], None]:
-    def forward(sig: int, _frame: object) -> None:
-        with contextlib.suppress(OSError):
-            os.killpg(pgid, sig)
+class _Forwarder:
+    """A signal handler that passes signals on to the command's process
+    group, keeping those that come before the group exists."""
 
-    return forward
+    def __init__(self) -> None:
+        self.pgid: int | None = None
+        self.early: list[int] = []
+
+    def __call__(self, sig: int, _frame: object) -> None:
+        if self.pgid is None:
+            self.early.append(sig)
+            return
+        with contextlib.suppress(OSError):
+            os.killpg(self.pgid, sig)
+
+    def start(self, pgid: int) -> None:
+        self.pgid = pgid
+        for sig in self.early:
+            with contextlib.suppress(OSError):
+                os.killpg(pgid, sig)
+        self.early.clear()
 
 
 def _child_setup(
