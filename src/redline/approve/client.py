@@ -24,7 +24,7 @@ from redline.deadline import GATE_TIMEOUT, Deadline, below
 from redline.decision import Decision, RuleHit, Severity, Span, Verdict
 
 if TYPE_CHECKING:
-    from redline.hooks.base import HookAdapter, HookReply, Settings
+    from redline.hooks.base import HookAdapter, HookCall, HookReply, Settings
 
 CONNECT_TIMEOUT_S = 1.0
 LONG_POLL_S = 20.0
@@ -126,6 +126,29 @@ def verify(
     if not isinstance(expires, int | float) or moment > expires:
         raise Unverified("expired")
     return body
+
+
+def decide_hook_call(
+    call: HookCall,
+    environ: Mapping[str, str],
+    key: str | None = None,
+    deadline: Deadline | None = None,
+) -> Decision:
+    """A hook's call, as its adapter read it, sent to the service (the key
+    pinned on the hook's command line, else `$REDLINE_SERVICE_KEY`)."""
+    from redline.hooks.base import home_of
+
+    return decide_via_service(
+        call.tool,
+        call.args,
+        cwd=call.cwd,
+        session=call.session,
+        context=call.context,
+        agent=call.host,
+        home=home_of(environ),
+        key=key or environ.get("REDLINE_SERVICE_KEY") or None,
+        deadline=deadline,
+    )
 
 
 def decide_via_service(
@@ -406,7 +429,7 @@ def handle_service(
     """`redline hook AGENT --service`: like `hooks.base.handle`, but the
     service decides, by `deadline` (default `service_deadline`). Never
     raises; every failure is the adapter's block."""
-    from redline.hooks.base import POST_TOOL_USE, failed, home_of, read_payload
+    from redline.hooks.base import POST_TOOL_USE, failed, read_payload
 
     if deadline is None:
         deadline = service_deadline(settings)
@@ -414,17 +437,7 @@ def handle_service(
         call = adapter.parse(read_payload(stdin), settings)
         if call.event == POST_TOOL_USE:
             return adapter.acknowledge(call)  # the service logged the outcome itself
-        decision = decide_via_service(
-            call.tool,
-            call.args,
-            cwd=call.cwd,
-            session=call.session,
-            context=call.context,
-            agent=call.host,
-            home=home_of(environ),
-            key=key or environ.get("REDLINE_SERVICE_KEY") or None,
-            deadline=deadline,
-        )
+        decision = decide_hook_call(call, environ, key, deadline)
         if decision.code == "approved":
             settings = settings._replace(allow_explicit=True)
         return adapter.render(call, decision, settings)

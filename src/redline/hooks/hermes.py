@@ -201,19 +201,9 @@ def pre_tool_call(tool_name: Any = None, args: Any = None, **kwargs: Any) -> dic
 
 def _via_service(call: HookCall) -> dict[str, Any] | None:
     """The service's verified answer; it holds an ask until the owner answers."""
-    from redline.approve.client import decide_via_service
-    from redline.hooks.base import home_of
+    from redline.approve.client import decide_hook_call
 
-    decision = decide_via_service(
-        call.tool,
-        call.args,
-        cwd=call.cwd,
-        session=call.session,
-        context=call.context,
-        agent=call.host,
-        home=home_of(os.environ),
-        key=os.environ.get("REDLINE_SERVICE_KEY") or None,
-    )
+    decision = decide_hook_call(call, os.environ)
     return None if decision.verdict is Verdict.ALLOW else _block(decision, PLUGIN)
 
 
