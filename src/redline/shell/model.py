@@ -26,6 +26,9 @@ class Word(NamedTuple):
     quoted: bool = False
     # Unquoted glob characters make the value a pattern, not a name.
     glob: bool = False
+    # For `<( )`: the text its reader reads, when the commands inside only
+    # make text (`DYNAMIC` when that text cannot be known); else `None`.
+    feeds: str | None = None
 
     @property
     def dynamic(self) -> bool:

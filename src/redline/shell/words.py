@@ -12,10 +12,14 @@ from __future__ import annotations
 import itertools
 
 from redline.decision import Span
-from redline.shell import lexer
+from redline.shell import lexer, substitution
 from redline.shell.model import DYNAMIC, Word
 
 TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from redline.shell.substitution import Stage
 
 _EXTGLOB_PREFIX = frozenset("@!+*?")
 _DQ_ESCAPABLE = frozenset('$`"\\\n')
@@ -26,7 +30,8 @@ class _Builder:
     """The parts of one word while it is being scanned."""
 
     __slots__ = (
-        "braces", "fields", "glob", "literal", "parts", "positional", "quoted", "splits",
+        "braces", "feeds", "fields", "glob", "literal", "parts", "positional", "quoted",
+        "splits",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -38,6 +43,7 @@ class _Builder:
         self.fields = False
         # Value offsets where an unquoted `$IFS` splits the word in two.
         self.splits: list[int] = []
+        self.feeds: str | None = None
 
     def add(self, text: str) -> None:
         self.parts.append(text)
@@ -55,6 +61,8 @@ class WordScanner:
     errors: list[str]
     vars: dict[str, str]
     caller_args_read: int
+    current_cmd: int
+    cmds: Sequence[Stage]
 
     if TYPE_CHECKING:
 
@@ -148,7 +156,7 @@ class WordScanner:
             values = [field for v in values for field in v.split()]
         if split and b.braces:
             values = [expanded for v in values for expanded in lexer.brace_expand(v)]
-        return [Word(raw, span, v, b.quoted, b.glob) for v in values]
+        return [Word(raw, span, v, b.quoted, b.glob, b.feeds) for v in values]
 
     def _double_quoted(self, b: _Builder) -> None:
         src, n = self.src, self.n
@@ -171,7 +179,7 @@ class WordScanner:
             elif c == "$":
                 self._dollar(b, in_dq=True)
             elif c == "`":
-                self._backtick(b)
+                self._backtick(b, in_dq=True)
             else:
                 match = lexer.DQ_RUN.match(src, self.i)
                 end = match.end() if match else self.i + 1
@@ -181,8 +189,9 @@ class WordScanner:
         if b.parts:
             b.parts[-1] = b.parts[-1].rstrip()
 
-    def _backtick(self, b: _Builder) -> None:
+    def _backtick(self, b: _Builder, in_dq: bool = False) -> None:
         src, n = self.src, self.n
+        first = self.command_count()
         j = self.i + 1
         while j < n and src[j] != "`":
             j += 2 if src[j] == "\\" else 1
@@ -190,7 +199,7 @@ class WordScanner:
             self.errors.append(f"unterminated backtick at offset {self.i}")
             j = n
         self._sub_parse(src[self.i + 1 : j], self.i + 1)
-        b.add(DYNAMIC)
+        self._substituted(b, first, in_dq)
         self.i = j + 1
 
     def _process_substitution(self, b: _Builder) -> None:
@@ -201,6 +210,7 @@ class WordScanner:
         if output:  # `tee >(sh)`: what runs inside reads what the holder writes
             self.mark_readers(first)
         self._close_paren("process substitution")
+        b.feeds = substitution.output(self._stages(first))
         b.add("/dev/fd/" + DYNAMIC)
         b.literal = True
 
@@ -234,10 +244,11 @@ class WordScanner:
             b.add(DYNAMIC)
             self.i = min(end + 2, self.n)
         elif nxt == "(":
+            first = self.command_count()
             self.i += 2
             self.parse_list(closer=")")
             self._close_paren("command substitution")
-            b.add(DYNAMIC)
+            self._substituted(b, first, in_dq)
         elif nxt == "{":
             close = lexer.matching_close(src, self.i + 1, "{", "}")
             end = self.n if close == -1 else close
@@ -302,6 +313,20 @@ class WordScanner:
             b.add(DYNAMIC)
         if name in _SPECIAL_PARAMS or inner.startswith(("#", "!")):
             b.parts[-1] = DYNAMIC
+
+    def _stages(self, first: int) -> list[Stage]:
+        """The commands of the substitution that began at command `first`."""
+        return [c for c in self.cmds[first:] if c.parent == self.current_cmd]
+
+    def _substituted(self, b: _Builder, first: int, in_dq: bool) -> None:
+        """The value of `$( )` or backticks: its output, when static."""
+        text = substitution.output(self._stages(first))
+        if text is None or DYNAMIC in text:
+            b.add(DYNAMIC)
+            return
+        text = text.rstrip("\n")
+        b.add(text)
+        b.fields = b.fields or (not in_dq and _has_blank(text))
 
     def _positionals(self, b: _Builder, split: bool) -> None:
         """`$@`, `$*`: the positional parameters, when a carrier's arguments or
