@@ -161,6 +161,10 @@ def env_command(assignment: str) -> str | None:
     """The command in `NAME=VALUE` when NAME is one a program runs
     (`GIT_SSH_COMMAND=CMD`, `LESSOPEN='|CMD %s'`); `None` otherwise."""
     name, eq, value = assignment.partition("=")
+    if name in ("BASH_ENV", "ENV") and ("$(" in value or "`" in value or DYNAMIC in value):
+        return ": " + value  # the next shell expands it: its substitutions run
+    if name.startswith("BASH_FUNC_") and value.startswith("()"):
+        return name[10:].split("%")[0] + value  # a function exported to the next bash
     if not eq or name not in ENV_COMMANDS or not value.strip():
         return None
     return value.lstrip("|").strip() if name.startswith("LESS") else value

@@ -87,6 +87,8 @@ class FunctionDef(NamedTuple):
     body: tuple[SimpleCommand, ...]
     # True when the body runs something in the background or in a pipeline.
     forks: bool = False
+    # The body as written (`{ ...; }`), run again with a call's arguments.
+    text: str = ""
 
 
 class Script(NamedTuple):

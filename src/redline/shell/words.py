@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 
 from redline.decision import Span
-from redline.shell import lexer, substitution
+from redline.shell import lexer, parameters, substitution, variables
 from redline.shell.model import DYNAMIC, Word
 
 TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
@@ -24,6 +24,10 @@ if TYPE_CHECKING:
 _EXTGLOB_PREFIX = frozenset("@!+*?")
 _DQ_ESCAPABLE = frozenset('$`"\\\n')
 _SPECIAL_PARAMS = frozenset("#?$!-")
+# What follows a name in `${name...}` for the operators `parameters` computes.
+_OPERATORS = frozenset("[,^~/#%@")
+# Code that cannot be known, as a command: its program is computed at run time.
+_UNKNOWN_CODE = 'eval "$_redline_unknown_code"'
 
 
 class _Builder:
@@ -68,7 +72,7 @@ class WordScanner:
 
         def parse_list(self, closer: str | None) -> None: ...
 
-        def _sub_parse(self, text: str, offset: int) -> None: ...
+        def _sub_parse(self, text: str, offset: int, pinned: bool = False) -> None: ...
 
         def _substitutions_in(self, start: int, end: int) -> None: ...
 
@@ -241,7 +245,10 @@ class WordScanner:
             if close == -1:
                 self.errors.append("arithmetic expansion is never closed")
             self._substitutions_in(self.i + 3, end)
-            b.add(DYNAMIC)
+            expression = src[self.i + 3 : end]
+            for code in parameters.arithmetic_code(expression, self.vars):
+                self.evaluates(code, self.i)
+            b.add(variables.arithmetic_value(self.vars, expression))
             self.i = min(end + 2, self.n)
         elif nxt == "(":
             first = self.command_count()
@@ -286,7 +293,12 @@ class WordScanner:
         if name in ("@", "*") and not rest:
             self._positionals(b, split=name == "@" or not in_dq)
             return
-        known = self.vars.get(name)
+        if inner[:1] == "!" or rest[:1] in _OPERATORS:
+            found = parameters.expand(inner, self.vars)
+            if found is not None:
+                self._expanded(b, found, in_dq)
+                return
+        known = parameters.lookup(self.vars, name)
         if not rest:
             ifs = self.vars.get("IFS")
             if ifs and known and not in_dq:  # `IFS=,; x=rm,-rf,/; $x` splits at commas
@@ -327,6 +339,25 @@ class WordScanner:
         text = text.rstrip("\n")
         b.add(text)
         b.fields = b.fields or (not in_dq and _has_blank(text))
+
+    def evaluates(self, code: str, offset: int) -> None:
+        """Code an expansion runs (`${v@P}` of `$(cmd)`, `$((x))` with
+        `x='a[$(cmd)]'`), read as commands; unknown code as a command
+        computed at run time."""
+        self._sub_parse(_UNKNOWN_CODE if DYNAMIC in code else code, offset, pinned=True)
+
+    def _expanded(self, b: _Builder, found: parameters.Expanded, in_dq: bool) -> None:
+        if found.code is not None:
+            self.evaluates(found.code, self.i - 1)
+        if found.elements is not None and in_dq:  # `"${a[@]}"`: a word each
+            for k, element in enumerate(found.elements):
+                if k:
+                    b.split_here()
+                b.add(element)
+            b.positional = b.positional or not found.elements
+            return
+        b.add(found.value)
+        b.fields = b.fields or (not in_dq and _has_blank(found.value))
 
     def _positionals(self, b: _Builder, split: bool) -> None:
         """`$@`, `$*`: the positional parameters, when a carrier's arguments or
