@@ -127,7 +127,7 @@ def test_indirection_arrays_and_prompt_code() -> None:
     assert prompt is not None and prompt.code == ": $(reboot)"
     unknown = parameters.expand("v@P", {})
     assert unknown is not None and unknown.code == DYNAMIC
-    assert parameters.arithmetic_code("x + 1", {"x": "a[$(id)]"}) == ["a[$(id)]"]
+    assert parameters.arithmetic_code("x + 1", {"x": "a[$(id)]"}) == [": a[$(id)]"]
 
 
 def _vars(text: str) -> dict[str, str]:

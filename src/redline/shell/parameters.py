@@ -60,7 +60,7 @@ def arithmetic_code(expression: str, table: dict[str, str]) -> list[str]:
     for name in _NAME.findall(expression):
         value = lookup(table, name)
         if value is not None and runs_code(value):
-            found.append(value)
+            found.append(": " + value)  # its substitutions run, not the value
     return found
 
 
@@ -242,10 +242,8 @@ def _transform(values: tuple[str, ...], unknown: bool, letter: str, each: bool) 
         from redline.shell.lexer import decode_ansi_c
 
         changed = tuple(decode_ansi_c(v) for v in values)
-    elif letter == "Q":
-        from redline.shell.carriers import quote
-
-        changed = tuple(quote(v) for v in values)
+    elif letter == "Q":  # always quoted: `${v@Q}` as a command is `'v'`, no program
+        changed = tuple("'" + v.replace("'", "'\\''") + "'" for v in values)
     else:
         return Expanded(DYNAMIC)
     return Expanded(" ".join(changed), changed if each else None)
