@@ -114,7 +114,10 @@ def test_parameter_operators(value: str, op: str, expected: str) -> None:
 def test_glob_match_shortest_and_longest() -> None:
     assert glob_match.remove_prefix("a/b/c", "*/", longest=False) == "b/c"
     assert glob_match.remove_suffix("a/b/c", "/*", longest=True) == "a"
-    assert glob_match.regex("+(a)") is None
+    assert glob_match.tokens("+(a)") is None
+    assert glob_match.replace("aXbXc", "X", "/", every=True, anchor="") == "a/b/c"
+    assert glob_match.replace("abc", "[ab]", "", every=False, anchor="") == "bc"
+    assert glob_match.remove_suffix("x.tar.gz", ".*", longest=False) == "x.tar"
 
 
 def test_indirection_arrays_and_prompt_code() -> None:

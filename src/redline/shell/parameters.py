@@ -24,6 +24,7 @@ NAMEREF = "\x02"
 _NAME = lazy_regex(r"[A-Za-z_]\w*")
 _CASE_OPS = (",,", "^^", "~~", ",", "^", "~")
 _PATTERN_OPS = ("//", "/#", "/%", "/", "##", "#", "%%", "%")
+MAX_MATCHED = 256
 
 
 class Expanded(NamedTuple):
@@ -172,6 +173,8 @@ def _case(value: str, op: str) -> str:
 
 
 def _pattern(value: str, op: str, argument: str) -> str | None:
+    if len(value) > MAX_MATCHED:
+        return None  # a bound on work: matching tries every cut of the value
     from redline.shell import glob_match
 
     if op[0] == "/":

@@ -9,6 +9,7 @@ import re
 from collections.abc import Callable
 
 _BRE_SWAP = frozenset("(){}+?|")
+_NESTED_REPEAT = re.compile(r"\((?:[^()\\]|\\.)*[*+?}](?:[^()\\]|\\.)*\)[*+?{]")
 
 
 def run(values: tuple[str, ...], stdin: str) -> str | None:
@@ -115,8 +116,11 @@ def _command(text: str, extended: bool) -> Command | None:
             return None
         table = str.maketrans(pattern, replacement)
         return lambda line: (line.translate(table), False)
+    python = _regex(pattern, extended)
+    if _NESTED_REPEAT.search(python):
+        return None  # `(a*)*`: matching could take exponential time
     try:
-        regex = re.compile(_regex(pattern, extended), re.I if set(flags) & {"i", "I"} else 0)
+        regex = re.compile(python, re.I if set(flags) & {"i", "I"} else 0)
     except re.error:
         return None
     if flags.strip("gpiI0123456789"):
