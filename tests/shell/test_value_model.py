@@ -73,6 +73,11 @@ from redline.shell.model import DYNAMIC
         ("awk", ("/x/ {print}",), "x\n", None),
         ("awk", ("{print $1}", "file"), None, None),
         ("rev", (), None, None),
+        ("dirname", ("/etc/x",), None, "/etc\n"),
+        ("dirname", ("x", "/a/b/"), None, ".\n/a\n"),
+        ("dirname", ("/",), None, "/\n"),
+        ("basename", ("/a/b.txt", ".txt"), None, "b\n"),
+        ("basename", ("-a", "x"), None, None),
         ("echo", (DYNAMIC,), None, None),
     ],
 )

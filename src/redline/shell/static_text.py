@@ -18,7 +18,8 @@ from redline.shell.model import DYNAMIC
 DECODERS = frozenset({"base64", "base32", "basenc", "xxd", "openssl"})
 TRANSFORMS = frozenset({"rev", "tr", "sed", "cut", "head", "tail", "tac"})
 AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
-PRODUCERS = frozenset({"echo", "printf", "cat", "tee"}) | DECODERS | TRANSFORMS | AWKS
+PATHS = frozenset({"dirname", "basename"})
+PRODUCERS = frozenset({"echo", "printf", "cat", "tee"}) | DECODERS | TRANSFORMS | AWKS | PATHS
 # Bounds on work: longer text is not computed (it stays unknown).
 MAX_TEXT = 64 * 1024
 
@@ -37,6 +38,8 @@ def output(name: str, values: tuple[str, ...], stdin: str | None) -> str | None:
         # `tee FILE` writes what it reads on stdout too; `cat FILE` reads a file.
         files = [v for v in values if v != "-" and (name == "cat" or not v.startswith("-"))]
         text = stdin if not files or name == "tee" else None
+    elif name in PATHS:
+        text = _path_part(name, values)
     elif name in DECODERS:
         from redline.shell import decoders
 
@@ -52,6 +55,27 @@ def output(name: str, values: tuple[str, ...], stdin: str | None) -> str | None:
     if text is None or DYNAMIC in text or len(text) > MAX_TEXT:
         return None
     return text
+
+
+def _path_part(name: str, values: tuple[str, ...]) -> str | None:
+    """`dirname PATH...`, `basename PATH [SUFFIX]` as coreutils write them."""
+    if not values or any(v.startswith("-") for v in values):
+        return None
+    import posixpath
+
+    if name == "dirname":
+        parts = []
+        for value in values:
+            stripped = value.rstrip("/") or "/"
+            head = posixpath.dirname(stripped) if stripped != "/" else "/"
+            parts.append((head.rstrip("/") or "/") if head else ".")
+        return "\n".join(parts) + "\n"
+    if len(values) > 2:
+        return None
+    base = posixpath.basename(values[0].rstrip("/")) or ("/" if values[0] else "")
+    if len(values) == 2 and base != values[1] and base.endswith(values[1]):
+        base = base[: -len(values[1])]
+    return base + "\n"
 
 
 def echo(values: tuple[str, ...]) -> str:

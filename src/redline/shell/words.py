@@ -319,8 +319,8 @@ class WordScanner:
                 b.add(DYNAMIC)
             elif known:
                 b.add(alternate)
-        elif rest.startswith(":") and known is not None:
-            b.add(_substring(known, rest[1:]))
+        elif rest.startswith(":") and (known is not None or rest.endswith(":0")):
+            b.add(_substring(known or "", rest[1:]))  # `${x:N:0}` is empty whatever x is
         else:
             b.add(DYNAMIC)
         if name in _SPECIAL_PARAMS or inner.startswith(("#", "!")):
