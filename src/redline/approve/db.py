@@ -36,7 +36,7 @@ class Database:
             conninfo, self.schema = _parse(url)
             try:
                 self._pg = psycopg.connect(conninfo, autocommit=True, connect_timeout=5)
-                self._pg.execute(f"CREATE SCHEMA IF NOT EXISTS {self.schema}".encode())
+                self.script([f"CREATE SCHEMA IF NOT EXISTS {self.schema}"])
                 self._pg.execute(f"SET search_path TO {self.schema}".encode())
             except psycopg.Error as err:
                 raise LogUnavailable(
@@ -80,8 +80,23 @@ class Database:
             return rows
 
     def script(self, statements: Sequence[str]) -> None:
-        for statement in statements:
-            self.execute(statement)
+        """Schema statements, run once whoever else runs them at the same moment.
+
+        `CREATE ... IF NOT EXISTS` is not safe against itself on PostgreSQL:
+        replicas started together on an empty database collide on the catalog
+        (`UniqueViolation` on `pg_type`). One advisory lock per schema, held for
+        the transaction, puts them in a row (the log's own tables take the same).
+        """
+        if self._pg is None:
+            for statement in statements:
+                self.execute(statement)
+            return
+        with self._lock, self._pg.transaction():
+            self._pg.execute(
+                "SELECT pg_advisory_xact_lock(hashtext(%s))", (f"redline-schema:{self.schema}",)
+            )
+            for statement in statements:
+                self._pg.execute(self._sql(statement).encode())
 
     def close(self) -> None:
         with self._lock:

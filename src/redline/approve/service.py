@@ -44,6 +44,7 @@ from redline.gatekeeper import Gate
 from redline.pairing import Pairing
 
 if TYPE_CHECKING:
+    from redline.approve.fleet import Fleet
     from redline.approve.workers import WorkerPool
 
 log = logging.getLogger("redline.approve")
@@ -100,9 +101,13 @@ class Service:
         self._head_timer: asyncio.Task[None] | None = None
         self.workers: WorkerPool | None = None
         """Judging workers, if `redline serve --workers` asked for them."""
+        self.fleet: Fleet | None = None
+        """The other replicas on the same PostgreSQL database (`approve.fleet`)."""
 
     # -- lifecycle
     async def start(self) -> None:
+        if self.fleet is not None:
+            await self.fleet.start()
         for channel in self.channels:
             await channel.start()
         if self.workers is not None:
@@ -112,6 +117,8 @@ class Service:
             self._head_timer = asyncio.create_task(self._send_heads())
 
     async def stop(self) -> None:
+        if self.fleet is not None:
+            await self.fleet.stop()
         if self.workers is not None:
             await self.workers.stop()
         for task in (self._sweeper, self._head_timer):
@@ -229,7 +236,7 @@ class Service:
         self._calls[held.id] = call
         self._bump()
         for channel in self.channels:
-            self._spawn(channel.held(held), f"{channel.name} held {held.id}")
+            self.spawn(channel.held(held), f"{channel.name} held {held.id}")
         return held
 
     async def wait(self, held_id: str, wait_s: float) -> dict[str, Any] | None:
@@ -370,7 +377,7 @@ class Service:
             event.set()
         self._bump()
         for channel in self.channels:
-            self._spawn(channel.settled(held), f"{channel.name} settled {held.id}")
+            self.spawn(channel.settled(held), f"{channel.name} settled {held.id}")
 
     def _remember(self, held: Held) -> None:
         call = self._calls.pop(held.id, None)
@@ -399,6 +406,13 @@ class Service:
             if settled is not None:
                 await self._settle(settled)
 
+    def wake(self, held_id: str) -> None:
+        """Another replica changed `held_id`: its waiters here look again."""
+        event = self._events.pop(held_id, None)
+        if event is not None:
+            event.set()
+        self._bump()
+
     # -- watchers (terminal, web)
     def _bump(self) -> None:
         self.version += 1
@@ -411,7 +425,7 @@ class Service:
                 await asyncio.wait_for(self._changed.wait(), max(0.0, min(wait_s, 60.0)))
         return self.version
 
-    def _spawn(self, work: Any, what: str) -> None:
+    def spawn(self, work: Any, what: str) -> None:
         async def run() -> None:
             try:
                 await work
