@@ -106,15 +106,23 @@ class Service:
 
     # -- lifecycle
     async def start(self) -> None:
-        if self.fleet is not None:
-            await self.fleet.start()
         for channel in self.channels:
             await channel.start()
         if self.workers is not None:
             await self.workers.start()
+        if self.fleet is not None:
+            # After the workers: it passes their session listener the others' changes.
+            await self.fleet.start()
         self._sweeper = asyncio.create_task(self._sweep())
-        if self.channels:
+        if self.channel_names():
             self._head_timer = asyncio.create_task(self._send_heads())
+
+    def channel_names(self) -> set[str]:
+        """The owner's channels this service runs, or its replicas take turns to run."""
+        names = {channel.name for channel in self.channels}
+        if self.fleet is not None:
+            names.update(channel.name for channel in self.fleet.exclusive)
+        return names
 
     async def stop(self) -> None:
         if self.fleet is not None:
@@ -175,9 +183,15 @@ class Service:
         """Judge one call: a signed answer now, or a held request to wait on."""
         return (await self.decide_reply(body))[0]
 
-    async def decide_reply(self, body: Mapping[str, Any]) -> tuple[dict[str, Any], bytes | None]:
-        """`decide`'s reply, and its JSON text when it is a signed answer."""
+    async def decide_reply(
+        self, body: Mapping[str, Any], origin: str | None = None
+    ) -> tuple[dict[str, Any], bytes | None]:
+        """`decide`'s reply, and its JSON text when it is a signed answer.
+        `origin`: the remote agent and address the call came from (shown and
+        logged with the hook's own name; the call's hash is the hook's)."""
         call, nonce, agent = asked = judge.read_call(body)
+        if origin is not None:
+            agent = f"{agent or 'hook'} · {origin}"
         decision, seq = await self._record(call, agent, judge.check(self.gate, call))
         digest = asked.digest
         if decision.verdict is not Verdict.ASK:
