@@ -43,6 +43,8 @@ def set_remote(service: bool | str, token: str | None, key: str | None, ca: str 
     os.makedirs(paths.service_dir, mode=0o700, exist_ok=True)
     write_private(paths.remote_file, ",".join(urls) + "\n")
     write_private(paths.agent_token_file, token.strip() + "\n")
+    # Pinned here too, for hooks started without `--service-key` on their line.
+    write_private(paths.public_key, key.strip() + "\n")
     if ca:
         try:
             shutil.copyfile(ca, paths.remote_ca_file)
