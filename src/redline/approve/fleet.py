@@ -171,7 +171,7 @@ class Fleet:
     # -- lifecycle
     async def start(self) -> None:
         db = self.service.db
-        db.execute("SELECT set_config('application_name', ?, false)", (self.me,))
+        db.name(self.me)
         db.script(schema_statements(self.schema))
         self._catch_up()
         sessions = self.service.gate.sessions
