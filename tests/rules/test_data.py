@@ -44,7 +44,7 @@ def test_mysql_executable_comments_stay_visible() -> None:
             "sqlite3 -cmd '.mode csv' app.db 'select 1' 'select 2'",
             (".mode csv", "select 1", "select 2"),
         ),
-        ("echo 'select 1' | psql", ("select 1",)),
+        ("echo 'select 1' | psql", ("select 1\n",)),
         ("psql <<< 'select 1'", ("select 1\n",)),
         ("cockroach sql --execute='select 1'", ("select 1",)),
         ("cockroach start", ()),

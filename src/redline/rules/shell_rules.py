@@ -91,7 +91,7 @@ SHELL_RULES: tuple[Rule, ...] = (
         test=_dynamic_command,
         must_match=(
             "$CMD -rf /",
-            "$(echo rm) x",
+            "$(get_tool) x",
             "`which rm` -rf /tmp/x",
             '"$1" arg',
             "${TOOL} --version",
@@ -102,6 +102,7 @@ SHELL_RULES: tuple[Rule, ...] = (
         must_not_match=(
             "echo $CMD",
             "a=rm; $a --version",
+            "$(printf ls) -la",
             "ls $(pwd)",
             '"$HOME/bin/tool" x',
             'eval "$(ssh-agent -s)"',

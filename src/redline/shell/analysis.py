@@ -11,7 +11,16 @@ from types import MappingProxyType
 
 from redline.decision import Span
 from redline.fasttuple import NamedTuple
-from redline.shell import aliases, carriers, cwd_words, fastpath, find, paths, subcommands
+from redline.shell import (
+    aliases,
+    builtin_code,
+    carriers,
+    cwd_words,
+    fastpath,
+    find,
+    paths,
+    subcommands,
+)  # fmt: skip
 from redline.shell.carriers import SOURCE
 from redline.shell.invocation import Invocation, command_name
 from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCommand, Word
@@ -105,6 +114,7 @@ class _Builder:
         self.background = False
         # Aliases defined so far, in the order the shell runs the commands.
         self.aliases: dict[str, str] = {}
+        self.bodies: dict[str, str] = {}  # function name -> its body
 
     def add_script(
         self, text: str, origin: _Origin, depth: int, via: tuple[str, ...],
@@ -128,6 +138,7 @@ class _Builder:
         where = f" (inside {via[-1]})" if via else ""
         self.errors.extend(error + where for error in script.errors)
         self.functions.extend(f._replace(span=origin.map(f.span)) for f in script.functions)
+        self.bodies.update((f.name, f.text) for f in script.functions)
         first_of: list[int] = []
         # The innermost invocation of each command's wrapper chain: `$( )` in
         # `sudo kill $(pgrep x)` belongs to `kill`, not to `sudo`.
@@ -264,7 +275,10 @@ class _Builder:
             for flag, inner in find.fd_exec(argv):
                 self.add_command(inner, (), inv.span, origin, depth, (*via, f"fd {flag}"), remote,
                                  True, (), inv.index, None)  # fmt: skip
-        for carried in carriers.carried_scripts(inv):
+        for carried in (
+            *carriers.carried_scripts(inv),
+            *builtin_code.carried(inv, self.bodies, via),
+        ):
             self._add_carried(carried, inv, origin, depth, via, remote)
         for launch in subcommands.launches(inv):
             label, inner_remote = (*via, launch.label), remote or launch.remote

@@ -7,6 +7,7 @@ the analysis can parse it again with the same rules: quoting is not a bypass.
 import re
 
 from redline.fasttuple import NamedTuple
+from redline.shell import static_text
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC, Word
@@ -160,6 +161,10 @@ def env_command(assignment: str) -> str | None:
     """The command in `NAME=VALUE` when NAME is one a program runs
     (`GIT_SSH_COMMAND=CMD`, `LESSOPEN='|CMD %s'`); `None` otherwise."""
     name, eq, value = assignment.partition("=")
+    if name in ("BASH_ENV", "ENV") and ("$(" in value or "`" in value or DYNAMIC in value):
+        return ": " + value  # the next shell expands it: its substitutions run
+    if name.startswith("BASH_FUNC_") and value.startswith("()"):
+        return name[10:].split("%")[0] + value  # a function exported to the next bash
     if not eq or name not in ENV_COMMANDS or not value.strip():
         return None
     return value.lstrip("|").strip() if name.startswith("LESS") else value
@@ -178,6 +183,8 @@ def carried_scripts(inv: Invocation) -> list[Carried]:
     if name in SOURCE:
         operands = inv.options.operands
         target = operands[0].value if operands else ""
+        if operands and operands[0].feeds is not None:  # `source <(echo CMD)`
+            return [Carried(operands[0].feeds, name + " <(...)")]
         if target in ("/dev/stdin", "/proc/self/fd/0", "-") and inv.stdin_text is not None:
             return [Carried(inv.stdin_text, name + " /dev/stdin", shares_stdin=False)]
         return []
@@ -227,7 +234,11 @@ def _shell(inv: Invocation) -> list[Carried]:
             ("#", str(max(len(given) - 1, 0))),
         )
         return [Carried(script.value, f"{inv.name} -c", script, env)]
-    if not operands and inv.stdin_text is not None:
+    if operands[:1] and operands[0].value == "-":
+        operands = operands[1:]  # `bash -`: a lone `-` ends the options
+    if operands and operands[0].feeds is not None:  # `bash <(echo CMD)`
+        return [Carried(operands[0].feeds, f"{inv.name} <(...)")]
+    if (not operands or mode == "s") and inv.stdin_text is not None:
         return [Carried(inv.stdin_text, f"{inv.name} reading stdin", shares_stdin=False)]
     return []
 
@@ -357,52 +368,8 @@ def quote(text: str) -> str:
 
 
 def static_output(inv: Invocation) -> str | None:
-    """What `echo`, `printf` or `cat` with a heredoc writes, when it is static."""
-    if inv.name == "echo":
-        words = [w.value for w in inv.argv[1:]]
-        while words and words[0] in ("-n", "-e", "-E", "-ne", "-en"):
-            words.pop(0)
-        text = " ".join(words)
-    elif inv.name == "printf":
-        words = [w.value for w in inv.argv[1:]]
-        if words and words[0] == "--":
-            words.pop(0)
-        if not words:
-            return None
-        fmt, rest = words[0], words[1:]
-        text = fmt.replace("\\n", "\n")
-        for arg in rest:
-            text = text.replace("%s", arg, 1) if "%s" in text else text + arg
-        text = text.replace("%s", "")
-    elif inv.name == "cat" and not inv.options.operands:
-        text = inv.stdin_text or ""
-        if not text:
-            return None
-    elif inv.name in ("base64", "basenc") and inv.has_flag("dD", ("decode",)):
-        text = _b64decode(inv.stdin_text)
-    elif inv.name == "rev" and inv.stdin_text is not None:
-        text = "\n".join(line[::-1] for line in inv.stdin_text.split("\n"))
-    elif inv.name == "xxd" and inv.has_flag("r", ()) and inv.stdin_text is not None:
-        text = _hexdecode(inv.stdin_text)
-    else:
+    """What a command that only turns static text into text writes (`echo`,
+    `printf`, `cat` of a heredoc, decoders, transforms), when it is static."""
+    if inv.name not in static_text.PRODUCERS:
         return None
-    return None if DYNAMIC in text else text
-
-
-def _b64decode(text: str | None) -> str:
-    if not text:
-        return DYNAMIC
-    import base64  # only for base64 carriers: kept off every hook's start
-    import binascii
-
-    try:
-        return base64.b64decode("".join(text.split()), validate=False).decode("utf-8", "replace")
-    except (ValueError, binascii.Error):
-        return DYNAMIC
-
-
-def _hexdecode(text: str) -> str:
-    try:
-        return bytes.fromhex("".join(text.split())).decode("utf-8", "replace")
-    except ValueError:
-        return DYNAMIC
+    return static_text.output(inv.name, inv.values, inv.stdin_text)

@@ -7,10 +7,11 @@ like any command list, and every block must be closed (F-SHELL-1).
 from __future__ import annotations
 
 from redline.decision import Span
-from redline.shell import lexer
+from redline.shell import lexer, variables
 from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import FunctionDef, Redirect, SimpleCommand, Word
 
+_ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
 if TYPE_CHECKING:
     from typing import Any
@@ -56,6 +57,8 @@ class CompoundParser:
         def scan_redirect(self) -> Redirect | None: ...
 
         def _substitutions_in(self, start: int, end: int) -> None: ...
+
+        def evaluates(self, code: str, offset: int) -> None: ...
 
         def _wordless(self, redirects: list[Redirect], start: int) -> None: ...
 
@@ -207,11 +210,17 @@ class CompoundParser:
                     break
 
     def _conditional(self) -> None:
-        """`[[ ... ]]` tests data, but its substitutions run."""
+        """`[[ ... ]]` tests data, but its substitutions run, and the operands
+        of `-eq`... are evaluated as arithmetic (`x='a[$(cmd)]'` runs `cmd`)."""
+        raws: list[str] = []
         while self.i < self.n:
             self.skip_blanks()
             if self._at_word("]]"):
                 self.i += 2
+                for k, raw in enumerate(raws):
+                    if raw in _ARITHMETIC_TESTS:
+                        for code in variables.arithmetic_operands(self.vars, raws[k - 1 : k + 2]):
+                            self.evaluates(code, self.i)
                 return
             if self.i < self.n and self.src[self.i] in "\n":
                 self._newline()
@@ -219,7 +228,9 @@ class CompoundParser:
             if self.i < self.n and self.src[self.i] in "()<>&|;":
                 self.i += 1
                 continue
+            start = self.i
             self.scan_word()
+            raws.append(self.src[start : self.i])
         self.errors.append("`[[` is never closed")
 
     def _arithmetic_command(self) -> None:
@@ -228,6 +239,8 @@ class CompoundParser:
             self.errors.append("`((` is never closed")
             end = self.n
         self._substitutions_in(self.i + 2, end)
+        for code in variables.arithmetic(self.vars, self.src[self.i + 2 : end]):
+            self.evaluates(code, self.i)
         self.i = min(end + 2, self.n)
 
     def _function_body(self, name: str, start: int) -> None:
@@ -250,6 +263,7 @@ class CompoundParser:
                     for c in body_cmds
                 ),
                 forks=forks,
+                text=body_text,
             )
         )
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 from redline.shell import arith
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
+from redline.shell.model import DYNAMIC
 
 _ARITH = lazy_regex(r"\$\(\((.*?)\)\)|\$\[(.*?)\]")  # `$[...]`: bash's old spelling
 _ECHO = lazy_regex(
@@ -67,7 +68,8 @@ def _text(value: int | None) -> str:
 def targets(inv: Invocation, text: str) -> list[int]:
     """The PIDs (negative: process groups) a `kill` invocation signals, as
     far as they can be known."""
-    words = [w.raw or w.value for w in inv.argv[1:]]
+    # A value computed statically (`$(printf -- -1)`) is the number; else the raw word.
+    words = [w.value if DYNAMIC not in w.value else w.raw or w.value for w in inv.argv[1:]]
     values = [w.value for w in inv.argv[1:]]
     if not words:
         return []

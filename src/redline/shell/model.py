@@ -26,6 +26,9 @@ class Word(NamedTuple):
     quoted: bool = False
     # Unquoted glob characters make the value a pattern, not a name.
     glob: bool = False
+    # For `<( )`: the text its reader reads, when the commands inside only
+    # make text (`DYNAMIC` when that text cannot be known); else `None`.
+    feeds: str | None = None
 
     @property
     def dynamic(self) -> bool:
@@ -84,6 +87,8 @@ class FunctionDef(NamedTuple):
     body: tuple[SimpleCommand, ...]
     # True when the body runs something in the background or in a pipeline.
     forks: bool = False
+    # The body as written (`{ ...; }`), run again with a call's arguments.
+    text: str = ""
 
 
 class Script(NamedTuple):

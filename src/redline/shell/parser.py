@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from redline.decision import Span
-from redline.shell import backticks, fastpath, lexer, positionals
+from redline.shell import backticks, fastpath, lexer, positionals, variables
 from redline.shell.compound import CompoundParser
 from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCommand, Word
 from redline.shell.words import WordScanner
@@ -60,6 +60,7 @@ class Parser(CompoundParser, WordScanner):
             self.vars.update(env)
         self.current_cmd = -1
         self.caller_args_read = 0  # `$@`, `$*` of unknown parameters read
+        self.arrays: dict[int, tuple[str, ...]] = {}  # `a=(x y)`: its elements, by offset
 
     # -- entry -------------------------------------------------------------
 
@@ -344,10 +345,9 @@ class Parser(CompoundParser, WordScanner):
             self.current_cmd = outer
         if self.caller_args_read != caller_args_before and len(cmd.words) > 1:
             self._both_readings(cmd)
-        if not cmd.words:
-            self._remember_assignments(cmd.assignments)
-        elif cmd.words[0].value == "set" and len(cmd.words) > 1:
-            positionals.set_from(self.vars, cmd.words[1:])
+        for code in variables.after(self.vars, cmd.words, cmd.assignments, cmd.redirects,
+                                    self.arrays):  # fmt: skip
+            self.evaluates(code, cmd.start)
 
     def _both_readings(self, cmd: _Cmd) -> None:
         """`$@ rm x`: no arguments (most often), or they are the program: both."""
@@ -373,18 +373,9 @@ class Parser(CompoundParser, WordScanner):
                     self.i += 1
             self.i = min(self.i + 1, self.n)
             raw = self.src[start : self.i]
+            self.arrays[start] = tuple(w.value for w in values)
             return [Word(raw, Span(start, self.i), match.group(0) + DYNAMIC)]
         return self.scan_word(split=False)
-
-    def _remember_assignments(self, assignments: list[Word]) -> None:
-        for word in assignments:
-            name, _, value = word.value.partition("=")
-            if name.endswith("+") or "[" in name:
-                self.vars.pop(name.rstrip("+").split("[")[0], None)
-            elif DYNAMIC in value:
-                self.vars.pop(name, None)
-            else:
-                self.vars[name] = value
 
     def scan_redirect(self) -> Redirect | None:
         src = self.src
@@ -468,10 +459,12 @@ class Parser(CompoundParser, WordScanner):
                 self._sub_parse(src[tick + 1 : close], tick + 1)
                 i = close + 1
 
-    def _sub_parse(self, text: str, offset: int) -> None:
-        """Parse `text` (the inside of backticks) as commands at `offset`."""
+    def _sub_parse(self, text: str, offset: int, pinned: bool = False) -> None:
+        """Parse `text` (the inside of backticks) as commands at `offset`;
+        `pinned`: text that is not in the source, all of it at `offset`."""
         self._enter()
         inner_text, where = backticks.unescape(text, offset)
+        where = [offset] * len(where) if pinned else where
         inner = Parser(inner_text, self.vars, self.dynamic)
         inner.depth = self.depth
         script = inner.parse()

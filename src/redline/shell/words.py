@@ -12,21 +12,30 @@ from __future__ import annotations
 import itertools
 
 from redline.decision import Span
-from redline.shell import lexer
+from redline.shell import lexer, parameters, substitution, variables
 from redline.shell.model import DYNAMIC, Word
 
 TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+    from redline.shell.substitution import Stage
 
 _EXTGLOB_PREFIX = frozenset("@!+*?")
 _DQ_ESCAPABLE = frozenset('$`"\\\n')
 _SPECIAL_PARAMS = frozenset("#?$!-")
+# What follows a name in `${name...}` for the operators `parameters` computes.
+_OPERATORS = frozenset("[,^~/#%@")
+# Code that cannot be known, as a command: its program is computed at run time.
+_UNKNOWN_CODE = 'eval "$_redline_unknown_code"'
 
 
 class _Builder:
     """The parts of one word while it is being scanned."""
 
     __slots__ = (
-        "braces", "fields", "glob", "literal", "parts", "positional", "quoted", "splits",
+        "braces", "feeds", "fields", "glob", "literal", "parts", "positional", "quoted",
+        "splits",
     )  # fmt: skip
 
     def __init__(self) -> None:
@@ -38,6 +47,7 @@ class _Builder:
         self.fields = False
         # Value offsets where an unquoted `$IFS` splits the word in two.
         self.splits: list[int] = []
+        self.feeds: str | None = None
 
     def add(self, text: str) -> None:
         self.parts.append(text)
@@ -55,12 +65,14 @@ class WordScanner:
     errors: list[str]
     vars: dict[str, str]
     caller_args_read: int
+    current_cmd: int
+    cmds: Sequence[Stage]
 
     if TYPE_CHECKING:
 
         def parse_list(self, closer: str | None) -> None: ...
 
-        def _sub_parse(self, text: str, offset: int) -> None: ...
+        def _sub_parse(self, text: str, offset: int, pinned: bool = False) -> None: ...
 
         def _substitutions_in(self, start: int, end: int) -> None: ...
 
@@ -148,7 +160,7 @@ class WordScanner:
             values = [field for v in values for field in v.split()]
         if split and b.braces:
             values = [expanded for v in values for expanded in lexer.brace_expand(v)]
-        return [Word(raw, span, v, b.quoted, b.glob) for v in values]
+        return [Word(raw, span, v, b.quoted, b.glob, b.feeds) for v in values]
 
     def _double_quoted(self, b: _Builder) -> None:
         src, n = self.src, self.n
@@ -171,7 +183,7 @@ class WordScanner:
             elif c == "$":
                 self._dollar(b, in_dq=True)
             elif c == "`":
-                self._backtick(b)
+                self._backtick(b, in_dq=True)
             else:
                 match = lexer.DQ_RUN.match(src, self.i)
                 end = match.end() if match else self.i + 1
@@ -181,8 +193,9 @@ class WordScanner:
         if b.parts:
             b.parts[-1] = b.parts[-1].rstrip()
 
-    def _backtick(self, b: _Builder) -> None:
+    def _backtick(self, b: _Builder, in_dq: bool = False) -> None:
         src, n = self.src, self.n
+        first = self.command_count()
         j = self.i + 1
         while j < n and src[j] != "`":
             j += 2 if src[j] == "\\" else 1
@@ -190,7 +203,7 @@ class WordScanner:
             self.errors.append(f"unterminated backtick at offset {self.i}")
             j = n
         self._sub_parse(src[self.i + 1 : j], self.i + 1)
-        b.add(DYNAMIC)
+        self._substituted(b, first, in_dq)
         self.i = j + 1
 
     def _process_substitution(self, b: _Builder) -> None:
@@ -201,6 +214,7 @@ class WordScanner:
         if output:  # `tee >(sh)`: what runs inside reads what the holder writes
             self.mark_readers(first)
         self._close_paren("process substitution")
+        b.feeds = substitution.output(self._stages(first))
         b.add("/dev/fd/" + DYNAMIC)
         b.literal = True
 
@@ -231,13 +245,17 @@ class WordScanner:
             if close == -1:
                 self.errors.append("arithmetic expansion is never closed")
             self._substitutions_in(self.i + 3, end)
-            b.add(DYNAMIC)
+            expression = src[self.i + 3 : end]
+            for code in parameters.arithmetic_code(expression, self.vars):
+                self.evaluates(code, self.i)
+            b.add(variables.arithmetic_value(self.vars, expression))
             self.i = min(end + 2, self.n)
         elif nxt == "(":
+            first = self.command_count()
             self.i += 2
             self.parse_list(closer=")")
             self._close_paren("command substitution")
-            b.add(DYNAMIC)
+            self._substituted(b, first, in_dq)
         elif nxt == "{":
             close = lexer.matching_close(src, self.i + 1, "{", "}")
             end = self.n if close == -1 else close
@@ -275,7 +293,12 @@ class WordScanner:
         if name in ("@", "*") and not rest:
             self._positionals(b, split=name == "@" or not in_dq)
             return
-        known = self.vars.get(name)
+        if inner[:1] == "!" or rest[:1] in _OPERATORS:
+            found = parameters.expand(inner, self.vars)
+            if found is not None:
+                self._expanded(b, found, in_dq)
+                return
+        known = parameters.lookup(self.vars, name)
         if not rest:
             ifs = self.vars.get("IFS")
             if ifs and known and not in_dq:  # `IFS=,; x=rm,-rf,/; $x` splits at commas
@@ -296,12 +319,45 @@ class WordScanner:
                 b.add(DYNAMIC)
             elif known:
                 b.add(alternate)
-        elif rest.startswith(":") and known is not None:
-            b.add(_substring(known, rest[1:]))
+        elif rest.startswith(":") and (known is not None or rest.endswith(":0")):
+            b.add(_substring(known or "", rest[1:]))  # `${x:N:0}` is empty whatever x is
         else:
             b.add(DYNAMIC)
         if name in _SPECIAL_PARAMS or inner.startswith(("#", "!")):
             b.parts[-1] = DYNAMIC
+
+    def _stages(self, first: int) -> list[Stage]:
+        """The commands of the substitution that began at command `first`."""
+        return [c for c in self.cmds[first:] if c.parent == self.current_cmd]
+
+    def _substituted(self, b: _Builder, first: int, in_dq: bool) -> None:
+        """The value of `$( )` or backticks: its output, when static."""
+        text = substitution.output(self._stages(first))
+        if text is None or DYNAMIC in text:
+            b.add(DYNAMIC)
+            return
+        text = text.rstrip("\n")
+        b.add(text)
+        b.fields = b.fields or (not in_dq and _has_blank(text))
+
+    def evaluates(self, code: str, offset: int) -> None:
+        """Code an expansion runs (`${v@P}` of `$(cmd)`, `$((x))` with
+        `x='a[$(cmd)]'`), read as commands; unknown code as a command
+        computed at run time."""
+        self._sub_parse(_UNKNOWN_CODE if DYNAMIC in code else code, offset, pinned=True)
+
+    def _expanded(self, b: _Builder, found: parameters.Expanded, in_dq: bool) -> None:
+        if found.code is not None:
+            self.evaluates(found.code, self.i - 1)
+        if found.elements is not None and in_dq:  # `"${a[@]}"`: a word each
+            for k, element in enumerate(found.elements):
+                if k:
+                    b.split_here()
+                b.add(element)
+            b.positional = b.positional or not found.elements
+            return
+        b.add(found.value)
+        b.fields = b.fields or (not in_dq and _has_blank(found.value))
 
     def _positionals(self, b: _Builder, split: bool) -> None:
         """`$@`, `$*`: the positional parameters, when a carrier's arguments or
