@@ -7,6 +7,7 @@ the analysis can parse it again with the same rules: quoting is not a bypass.
 import re
 
 from redline.fasttuple import NamedTuple
+from redline.shell import run_carriers
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC, Word
@@ -160,8 +161,10 @@ def env_command(assignment: str) -> str | None:
     """The command in `NAME=VALUE` when NAME is one a program runs
     (`GIT_SSH_COMMAND=CMD`, `LESSOPEN='|CMD %s'`); `None` otherwise."""
     name, eq, value = assignment.partition("=")
-    if not eq or name not in ENV_COMMANDS or not value.strip():
+    if not eq or not value.strip():
         return None
+    if name not in ENV_COMMANDS:
+        return run_carriers.env_command(name, value)
     return value.lstrip("|").strip() if name.startswith("LESS") else value
 
 

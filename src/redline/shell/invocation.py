@@ -6,7 +6,7 @@ This is what rules look at. `name` is the program's normalised name (`rm` for
 
 from redline.decision import Span
 from redline.fasttuple import NamedTuple
-from redline.shell.longopts import LONG_OPTIONS, resolve
+from redline.shell.longopts import LONG_OPTIONS, candidates
 from redline.shell.model import DYNAMIC, Redirect, Word
 
 
@@ -49,7 +49,9 @@ def read_options(argv: tuple[Word, ...]) -> Options:
             if program is None:
                 program = command_name(argv[0])
             if program in LONG_OPTIONS:
-                key = resolve(program, key)
+                names = candidates(program, key)
+                key = names[0]
+                long.update(names[1:])
             long.add(key.lower())
             if eq:
                 values.append((key.lower(), value))

@@ -6,7 +6,7 @@ cmd`, `git rebase --exec 'cmd'`, `git -c alias.x='!cmd'`, `env -S 'cmd'`,
 """
 
 from redline.fasttuple import NamedTuple
-from redline.shell import embedded, runners
+from redline.shell import embedded, run_carriers, runners
 from redline.shell.carriers import VALUE_FLAGS, interpreter_family
 from redline.shell.invocation import Invocation
 from redline.shell.model import Word
@@ -97,6 +97,12 @@ _GIT_FILTERS = frozenset(
 
 
 def launches(inv: Invocation) -> list[Launch]:
+    found = _launches(inv)
+    more = run_carriers.runs(inv)
+    return found + [Launch(r.label, r.argv, r.script) for r in more] if more else found
+
+
+def _launches(inv: Invocation) -> list[Launch]:
     name = inv.name
     if name in _CONTAINER_TOOLS:
         return _container(inv)
@@ -200,12 +206,12 @@ def _git(inv: Invocation) -> list[Launch]:
             key = key.lower()
             if key.startswith("alias.") and command.startswith("!"):
                 found.append(Launch("git alias", script=command[1:]))
-            elif command and _runs_command(key):
+            elif command and runs_command(key):
                 found.append(Launch(f"git -c {key}", script=command.removeprefix("!")))
-        elif value in ("--exec", "-x") and following is not None:
+        elif (value in ("--exec", "-x") or value in ("--exe",)) and following is not None:
             found.append(Launch("git rebase --exec", script=following))
-        elif value.startswith("--exec="):
-            found.append(Launch("git rebase --exec", script=value[len("--exec=") :]))
+        elif value.startswith(("--exec=", "--exe=")):
+            found.append(Launch("git rebase --exec", script=value.partition("=")[2]))
         elif value in _GIT_FILTERS and following is not None:
             found.append(Launch(f"git filter-branch {value}", script=following))
         elif value == "foreach" and k + 1 < len(argv):
@@ -228,7 +234,7 @@ _GIT_COMMAND_KEYS = frozenset(
 _GIT_COMMAND_SUFFIXES = (".cmd", ".textconv", ".clean", ".smudge", ".process", ".command")
 
 
-def _runs_command(key: str) -> bool:
+def runs_command(key: str) -> bool:
     if key in _GIT_COMMAND_KEYS or key.startswith("pager."):
         return True
     return key.startswith(("filter.", "diff.", "mergetool.", "difftool.", "merge.")) and (
