@@ -143,6 +143,7 @@ _SPECS: dict[str, _Spec] = {
         ("make", "gmake"), _Spec("E", "CfIjlOoW", frozenset({"eval"}), read=_make_recipe)
     ),
 }
+SPEC_NAMES = frozenset(_SPECS)
 
 
 def scripts(inv: Invocation) -> list[Embedded]:
