@@ -92,6 +92,15 @@ def _contents_of(path: str) -> str | None:
     return None
 
 
+def could_name(path: str, names: frozenset[str]) -> bool:
+    """A glob (`/e?c`, `/u*r`, `/[e]tc`) that could match one of `names`
+    at the same depth: judged as that target, its worst."""
+    return (
+        path.startswith("/") and is_glob(path)
+        and any(fnmatch.fnmatchcase(n, path) for n in names if n.count("/") == path.count("/"))
+    )  # fmt: skip
+
+
 def is_root(path: str) -> bool:
     """`/` itself, or everything directly in it (`/*`, `/ *`)."""
     return path == "/" or _contents_of(path) == "/"
