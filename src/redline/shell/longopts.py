@@ -46,6 +46,22 @@ _MAN = (
     "help usage version"
 )
 
+_SYSTEMCTL = (
+    "all recursive reverse after before with-dependencies show-types job-mode fail "
+    "irreversible ignore-dependencies ignore-inhibitors kill-whom kill-value signal what now "
+    "dry-run quiet no-warn wait no-block user system failed no-legend no-pager no-reload "
+    "no-ask-password global runtime force preset-mode root image lines output firmware-setup "
+    "boot-loader-menu boot-loader-entry reboot-argument kernel-cmdline plain timestamp mkdir "
+    "marked read-only host machine type state property value message check-inhibitors when "
+    "help version"
+)
+_IPTABLES = (
+    "append delete insert replace check list list-rules flush zero new-chain delete-chain "
+    "policy rename-chain table jump goto protocol source destination in-interface "
+    "out-interface match numeric verbose exact line-numbers modprobe wait set-counters "
+    "ipv4 ipv6 fragment help version"
+)
+
 # Programs whose option parser accepts abbreviations, with their long options.
 LONG_OPTIONS: dict[str, frozenset[str]] = {
     name: frozenset(spec.split())
@@ -76,6 +92,20 @@ LONG_OPTIONS: dict[str, frozenset[str]] = {
         "umount": "all all-targets no-canonicalize detach-loop fake force internal-only "
         "no-mtab lazy test-opts recursive read-only types verbose quiet namespace help version",
         "truncate": "no-create io-blocks reference size help version",
+        "systemctl": _SYSTEMCTL,
+        "swapoff": "all help verbose version",
+        "mdadm": "zero-superblock assemble build create grow incremental monitor misc detail "
+        "examine stop run readonly force verbose quiet scan help version",
+        "modprobe": "remove all show-depends dry-run force verbose quiet first-time "
+        "ignore-install ignore-remove remove-dependencies wait help version",
+        "passwd": "delete expire help keep-tokens inactive lock mindays quiet repository root "
+        "prefix status unlock warndays maxdays stdin all",
+        "deluser": "remove-home remove-all-files backup backup-to system only-if-empty group "
+        "conf quiet debug help version",
+        "dropdb": "if-exists force interactive echo host port username no-password password "
+        "maintenance-db help version",
+        "iptables": _IPTABLES,
+        "ip6tables": _IPTABLES,
         "shutdown": "help halt poweroff reboot kexec no-wall wall show",
         "userdel": "force help remove root prefix selinux-user badname",
         "wget": "use-askpass output-document output-file append-output quiet verbose "
@@ -86,6 +116,25 @@ LONG_OPTIONS: dict[str, frozenset[str]] = {
         "silent nx nh pid core exec symbols directory cd tty version help",
     }.items()
 }
+
+
+def expand(values: tuple[str, ...], known: frozenset[str]) -> tuple[str, ...]:
+    """The words with each unambiguous prefix written whole (`--recur=x` as
+    `--recursive=x`), up to `--`: what every rule reading them sees."""
+    out: list[str] | None = None
+    for k, value in enumerate(values):
+        if value == "--":
+            break
+        if not value.startswith("--") or len(value) < 3:
+            continue
+        key, eq, rest = value[2:].partition("=")
+        if key in known:
+            continue
+        matches = [name for name in known if name.startswith(key)]
+        if len(matches) == 1:
+            out = out if out is not None else list(values)
+            out[k] = "--" + matches[0] + eq + rest
+    return values if out is None else tuple(out)
 
 
 def candidates(program: str, key: str) -> tuple[str, ...]:

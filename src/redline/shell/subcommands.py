@@ -216,7 +216,7 @@ def _git(inv: Invocation) -> list[Launch]:
             found.append(Launch(f"git filter-branch {value}", script=following))
         elif value == "foreach" and k + 1 < len(argv):
             start = k + 1  # past foreach's own options: `--recursive`, `--quiet`
-            while start < len(argv) and argv[start].value in ("--recursive", "--quiet", "-q"):
+            while start < len(argv) and _foreach_option(argv[start].value):
                 start += 1
             script = " ".join(w.value for w in argv[start:])
             found.append(Launch("git submodule foreach", script=script))
@@ -225,6 +225,12 @@ def _git(inv: Invocation) -> list[Launch]:
     return found
 
 
+def _foreach_option(value: str) -> bool:
+    """`--recursive`, `--quiet`, `-q`, or a prefix git takes for one (`--rec`)."""
+    return value == "-q" or (len(value) > 2 and any(o.startswith(value) for o in _FOREACH))
+
+
+_FOREACH = ("--recursive", "--quiet")
 # Configuration keys whose value git hands to the shell as a command.
 _GIT_COMMAND_KEYS = frozenset(
     {"core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.askpass",
