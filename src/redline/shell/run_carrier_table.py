@@ -309,6 +309,40 @@ ROUTES: tuple[Route, ...] = (
         "cmake -E make_directory build",
     ),
     _r(
+        "ed, ex, vim -e, sftp -b -, dc, gdb",
+        '`!CMD`, `shell CMD`, `call system("CMD")` in the commands they read',
+        "tool_scripts",
+        "ed f <<< '!rm -rf ~' ;; vim -es f <<< '!reboot' ;; sftp -b - h <<< '!rm -rf ~' ;; "
+        "dc -e '!reboot' ;; gdb -batch -ex 'call system(\"rm -rf ~\")'",
+        "ed -s f <<< 'w' ;; dc -e '2 3 + p' ;; gdb -batch -ex 'call getpid()'",
+    ),
+    _r(
+        "psql, mysql, sqlite3",
+        "shell escapes on stdin (`\\! CMD`, `system CMD`, `.shell CMD`), `mysql --pager=CMD`",
+        "embedded, tool_scripts",
+        "psql db <<< '\\! rm -rf ~' ;; sqlite3 x.db <<< '.shell reboot' ;; "
+        "mysql --pager='rm -rf ~' db",
+        "psql db <<< 'select 1' ;; mysql --pager=less db",
+    ),
+    _r(
+        "strace, ltrace, socat, ncat, ssh-agent, tmux, bpftrace",
+        "-o '|CMD', EXEC:CMD / SYSTEM:CMD, --sh-exec CMD, ssh-agent CMD, tmux -c CMD, system()",
+        "tool_scripts",
+        "strace -o '|rm -rf ~' ls ;; socat - EXEC:'rm -rf ~' ;; ncat -l 1 --sh-exec reboot ;; "
+        "ssh-agent rm -rf / ;; tmux -c 'rm -rf ~'",
+        "strace -o trace.txt ls ;; socat - TCP:localhost:8080 ;; ssh-agent -s",
+    ),
+    _r(
+        "npm, make, gh, wget",
+        "--script-shell, pkg set scripts.*, SHELL=CMD, alias set --shell, -e use_askpass=CMD",
+        "tool_scripts",
+        "npm --script-shell 'rm -rf ~' run build ;; npm pkg set scripts.x='rm -rf ~' ;; "
+        "make SHELL='rm -rf ~' all ;; gh alias set --shell x 'rm -rf ~' ;; "
+        "wget -e use_askpass=reboot https://x",
+        "npm pkg set scripts.test=jest ;; make SHELL=/bin/bash all ;; "
+        "gh alias set co 'pr checkout'",
+    ),
+    _r(
         "(any program not listed)",
         "an argument that is a command crossing a hard line",
         "rules.carried_args (exec.hardline-argument)",

@@ -16,6 +16,7 @@ import re
 from collections.abc import Callable
 
 from redline.shell import command_runners as cr
+from redline.shell import tool_scripts
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC, Word
@@ -97,6 +98,13 @@ def _git(inv: Invocation) -> list[Run]:
             longs, shorts = _GIT_OPTIONS[value]
             rest = Invocation(inv.name, argv[k:], (), inv.span)
             found += _option_scripts(rest, f"git {value}", longs, shorts)
+        setting = argv[k + 1].value if value == "--config" and k + 1 < len(argv) else ""
+        if value.startswith(("--config=", "--config-env=")):
+            setting = value.partition("=")[2]
+        if setting:  # `git clone --config K=V`, `git --config-env=K=ENV` (a value unseen)
+            key, _, command = setting.partition("=")
+            command = DYNAMIC if value.startswith("--config-env") else command
+            found += _script(f"git {value.partition('=')[0]}", git_config_runs(key, command) or "")
         if value == "-c" and k + 1 < len(argv):
             key, _, setting = argv[k + 1].value.partition("=")
             if key.lower() == "core.hookspath":
@@ -284,15 +292,18 @@ FINDERS: dict[str, Callable[[Invocation], list[Run]]] = {
 
 def runs(inv: Invocation) -> list[Run]:
     """What `inv` runs through a route the other carriers do not read."""
-    finder = FINDERS.get(inv.name)
-    return finder(inv) if finder is not None and len(inv.argv) > 1 else []
+    if len(inv.argv) < 2:
+        return []
+    finder, more = FINDERS.get(inv.name), tool_scripts.FINDERS.get(inv.name)
+    found = finder(inv) if finder is not None else []
+    return found + more(inv) if more is not None else found
 
 
 # Environment variables whose value is code run by the next program, read
 # from a file no one saw: asked, since the analysis cannot read it.
 UNSEEN_ENV = frozenset(
     {"LD_PRELOAD", "LD_AUDIT", "PYTHONSTARTUP", "NODE_OPTIONS", "PERL5OPT", "RUBYOPT",
-     "DYLD_INSERT_LIBRARIES"}
+     "DYLD_INSERT_LIBRARIES", "GIT_EXEC_PATH"}
 )  # fmt: skip
 # More variables whose value is a command line.
 MORE_ENV_COMMANDS = frozenset(

@@ -243,9 +243,9 @@ _GIT_COMMAND_SUFFIXES = (".cmd", ".textconv", ".clean", ".smudge", ".process", "
 def runs_command(key: str) -> bool:
     if key in _GIT_COMMAND_KEYS or key.startswith("pager."):
         return True
-    return key.startswith(("filter.", "diff.", "mergetool.", "difftool.", "merge.")) and (
-        key.endswith(_GIT_COMMAND_SUFFIXES)
-    )
+    return key.startswith(
+        ("filter.", "diff.", "mergetool.", "difftool.", "merge.", "browser.", "man.")
+    ) and (key.endswith(_GIT_COMMAND_SUFFIXES))
 
 
 def _env_split(inv: Invocation) -> list[Launch]:
