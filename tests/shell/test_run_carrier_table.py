@@ -31,3 +31,13 @@ def test_a_look_alike_stays_allowed(text: str) -> None:
 
 def test_every_row_has_examples_of_both_kinds() -> None:
     assert all(r.carried and r.look_alikes and r.verdict in ("ask", "deny") for r in ROUTES)
+
+
+def test_the_lazy_index_names_exactly_what_each_finder_module_reads() -> None:
+    import importlib
+
+    from redline.shell.run_carriers import LAZY_FINDERS
+
+    for module, names in LAZY_FINDERS.items():
+        finders = importlib.import_module(f"redline.shell.{module}").FINDERS
+        assert frozenset(finders) == names, module

@@ -43,7 +43,7 @@ _HARDLINE_WORDS = lazy_regex(
     r">\s*/(?:dev|proc)/"
 )
 _KNOWN_CARRIERS = frozenset(
-    {*WRAPPERS, *CARRIER_NAMES, *run_carriers.FINDERS, *runners.RUNNERS, *embedded.SPEC_NAMES,
+    {*WRAPPERS, *CARRIER_NAMES, *run_carriers.NAMES, *runners.RUNNERS, *embedded.SPEC_NAMES,
      "parallel", "sqlite3", "sqlite", "less", "find", "fd", "fdfind", "env"}
 )  # fmt: skip
 MAX_ARGUMENT = 4096

@@ -6,10 +6,12 @@
 `run_carrier_table`.
 """
 
+from collections.abc import Callable
+
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
-from redline.shell.model import DYNAMIC, Word
-from redline.shell.run_options import Run
+from redline.shell.model import DYNAMIC
+from redline.shell.run_options import Run, skip_options
 from redline.shell.run_options import option_scripts as _option_scripts
 from redline.shell.run_options import script as _script
 
@@ -113,17 +115,6 @@ _HYPERFINE_SCRIPTS = frozenset({"-p", "--prepare", "-c", "--cleanup", "-s", "--s
                                 "--conclude"})  # fmt: skip
 
 
-def _operands_from(argv: tuple[Word, ...], k: int, takes: frozenset[str]) -> int:
-    while k < len(argv):
-        value = argv[k].value
-        if value == "--":
-            return k + 1
-        if not value.startswith("-") or value == "-":
-            return k
-        k += 2 if value in takes else 1
-    return k
-
-
 def argv_runner(inv: Invocation) -> list[Run]:
     argv = inv.argv
     start = 1
@@ -136,7 +127,7 @@ def argv_runner(inv: Invocation) -> list[Run]:
     if inv.name in ("dtach", "abduco"):
         takes = frozenset()
         start = 3 if len(argv) > 2 and argv[1].value in ("-c", "-A", "-n") else len(argv)
-    k = _operands_from(argv, start, takes)
+    k = skip_options(argv, start, takes)
     if inv.name == "entr" and "-s" in inv.values[:k]:
         return _script("entr -s", " ".join(w.value for w in argv[k:]))
     rest = argv[k:]
@@ -165,7 +156,7 @@ def pueue(inv: Invocation) -> list[Run]:
     argv = inv.argv
     if len(argv) < 3 or argv[1].value != "add":
         return []
-    k = _operands_from(argv, 2, frozenset({"-w", "--working-directory", "-d", "--delay", "-g",
+    k = skip_options(argv, 2, frozenset({"-w", "--working-directory", "-d", "--delay", "-g",
                                            "--group", "-a", "--after", "-l", "--label",
                                            "-o", "--priority"}))  # fmt: skip
     return _script("pueue add", " ".join(w.value for w in argv[k:]))
@@ -280,3 +271,14 @@ def make_scripts(inv: Invocation) -> list[Run]:
         elif ";" in line and ":" in line.partition(";")[0]:
             found += _script("make -f - recipe", line.partition(";")[2])
     return found
+
+
+FINDERS: dict[str, Callable[[Invocation], list[Run]]] = {
+    "hyperfine": hyperfine, "pueue": pueue, "ip": ip, "capsh": capsh, "cmake": cmake,
+    "expect": expect, "lftp": lftp, "apt-get": apt, "apt": apt, "aptitude": apt,
+    "crontab": crontab, "at": at, "batch": at, "make": make_scripts, "gmake": make_scripts,
+    "perf": argv_runner, **dict.fromkeys(ARGV_RUNNERS, argv_runner),
+    **dict.fromkeys(("xterm", "uxterm", "urxvt", "rxvt", "konsole", "alacritty", "kitty",
+                     "gnome-terminal", "kgx", "xfce4-terminal", "terminator", "tilix",
+                     "mate-terminal", "lxterminal", "st", "foot", "wezterm"), terminal),
+}  # fmt: skip

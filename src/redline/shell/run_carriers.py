@@ -13,10 +13,9 @@ every route, with its examples, is `run_carrier_table.ROUTES`.
 """
 
 import re
+import sys
 from collections.abc import Callable
 
-from redline.shell import command_runners as cr
-from redline.shell import tool_scripts
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC, Word
@@ -276,27 +275,43 @@ def _sg(inv: Invocation) -> list[Run]:
 
 FINDERS: dict[str, Callable[[Invocation], list[Run]]] = {
     "git": _git, "gdb": _gdb, "hg": _hg, "svn": _svn, "emacs": _emacs, "emacsclient": _emacs,
-    "man": _man, "fzf": _fzf, "sk": _fzf, "hyperfine": cr.hyperfine, "pueue": cr.pueue,
-    "ip": cr.ip, "capsh": cr.capsh, "cmake": cr.cmake, "expect": cr.expect, "lftp": cr.lftp,
-    "apt-get": cr.apt, "apt": cr.apt, "aptitude": cr.apt, "crontab": cr.crontab, "at": cr.at,
-    "batch": cr.at, "make": cr.make_scripts, "gmake": cr.make_scripts, "sed": _sed, "scp": _scp,
-    "sftp": _scp, "nodemon": _nodemon, "wget": _wget, "sg": _sg, "perf": cr.argv_runner,
-    **dict.fromkeys(cr.ARGV_RUNNERS, cr.argv_runner),
+    "man": _man, "fzf": _fzf, "sk": _fzf, "sed": _sed, "scp": _scp, "sftp": _scp,
+    "nodemon": _nodemon, "wget": _wget, "sg": _sg,
     **dict.fromkeys(("vim", "vi", "nvim", "view", "gvim", "vimdiff"), _vim),
     **dict.fromkeys(("awk", "gawk", "mawk", "nawk"), _awk),
-    **dict.fromkeys(("xterm", "uxterm", "urxvt", "rxvt", "konsole", "alacritty", "kitty",
-                     "gnome-terminal", "kgx", "xfce4-terminal", "terminator", "tilix",
-                     "mate-terminal", "lxterminal", "st", "foot", "wezterm"), cr.terminal),
 }  # fmt: skip
+# The programs the other finder modules read, so that a call running none of
+# them never loads them (a hook's start stays light); a test checks these
+# against the modules' own tables.
+_RUNNER_NAMES = (
+    "hyperfine pueue ip capsh cmake expect lftp apt-get apt aptitude crontab at batch make "
+    "gmake perf entr valgrind dbus-launch tsp dtach abduco watchexec xterm uxterm urxvt rxvt "
+    "konsole alacritty kitty gnome-terminal kgx xfce4-terminal terminator tilix "
+    "mate-terminal lxterminal st foot wezterm"
+)
+_TOOL_NAMES = (
+    "ed red ex vim vi nvim sftp dc gdb bpftrace dtrace psql mysql mariadb sqlite3 strace "
+    "ltrace socat ncat nc netcat tmux npm make gmake gh wget ssh-agent"
+)
+LAZY_FINDERS: dict[str, frozenset[str]] = {
+    "command_runners": frozenset(_RUNNER_NAMES.split()),
+    "tool_scripts": frozenset(_TOOL_NAMES.split()),
+}
+NAMES = frozenset(FINDERS).union(*LAZY_FINDERS.values())
 
 
 def runs(inv: Invocation) -> list[Run]:
     """What `inv` runs through a route the other carriers do not read."""
     if len(inv.argv) < 2:
         return []
-    finder, more = FINDERS.get(inv.name), tool_scripts.FINDERS.get(inv.name)
+    name = inv.name
+    finder = FINDERS.get(name)
     found = finder(inv) if finder is not None else []
-    return found + more(inv) if more is not None else found
+    for module, names in LAZY_FINDERS.items():
+        if name in names:
+            __import__(f"redline.shell.{module}")  # not `importlib`: kept off a hook's start
+            found += sys.modules[f"redline.shell.{module}"].FINDERS[name](inv)
+    return found
 
 
 # Environment variables whose value is code run by the next program, read

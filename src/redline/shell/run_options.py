@@ -40,3 +40,17 @@ def option_scripts(
         elif len(value) >= 2 and value[0] == "-" and value[1] in shorts:
             found += script(f"{label} {value[:2]}", value[2:] or following)
     return found
+
+
+def skip_options(argv: tuple[Word, ...], start: int, with_values: frozenset[str]) -> int:
+    """The index of the first operand from `start` (past `--`); options in
+    `with_values` take the next word."""
+    k = start
+    while k < len(argv):
+        value = argv[k].value
+        if value == "--":
+            return k + 1
+        if not value.startswith("-") or value == "-":
+            return k
+        k += 2 if value in with_values else 1
+    return k

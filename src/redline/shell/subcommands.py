@@ -10,6 +10,7 @@ from redline.shell import embedded, run_carriers, runners
 from redline.shell.carriers import VALUE_FLAGS, interpreter_family
 from redline.shell.invocation import Invocation
 from redline.shell.model import Word
+from redline.shell.run_options import skip_options as _skip_options
 
 
 class Launch(NamedTuple):
@@ -125,18 +126,6 @@ def _launches(inv: Invocation) -> list[Launch]:
         if found is not None:
             return [Launch(f"{name} run", argv=found[0], script=found[1])]
     return [Launch(e.label, script=e.script, remote=e.remote) for e in embedded.scripts(inv)]
-
-
-def _skip_options(argv: tuple[Word, ...], start: int, with_values: frozenset[str]) -> int:
-    k = start
-    while k < len(argv):
-        value = argv[k].value
-        if value == "--":
-            return k + 1
-        if not value.startswith("-") or value == "-":
-            return k
-        k += 2 if value in with_values else 1
-    return k
 
 
 def _container(inv: Invocation) -> list[Launch]:
