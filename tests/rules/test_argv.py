@@ -51,9 +51,10 @@ def test_abbreviated_long_options_resolve_when_unambiguous() -> None:
     )
 
 
-def test_ambiguous_or_unknown_prefixes_stay_as_written() -> None:
-    args = parse(["--f", "--force", "--no-forc", "--zzz"], long_names=["force", "force-with-lease"])
-    assert args.flags == frozenset({"--f", "--force", "--no-forc", "--zzz"})
+def test_ambiguous_prefixes_count_as_each_option_and_unknown_ones_stay() -> None:
+    # git refuses `--f` here; counting it as both options fails closed.
+    args = parse(["--f", "--no-forc", "--zzz"], long_names=["force", "force-with-lease"])
+    assert args.flags == frozenset({"--force", "--force-with-lease", "--no-forc", "--zzz"})
 
 
 def test_without_long_names_nothing_is_unabbreviated() -> None:

@@ -36,3 +36,21 @@ def test_read_options_resolves_prefixes() -> None:
         frozenset({"recursive", "force"}),
         ["/"],
     )
+
+
+def test_expand_writes_unambiguous_prefixes_whole_up_to_the_end_of_options() -> None:
+    from redline.shell.longopts import LONG_OPTIONS, expand
+
+    words = ("--recur", "--forc=x", "--ver", "--", "--recur")
+    assert expand(words, LONG_OPTIONS["rm"]) == (
+        "--recursive", "--force=x", "--ver", "--", "--recur",
+    )  # fmt: skip
+
+
+def test_an_ambiguous_prefix_counts_as_each_option_it_could_be() -> None:
+    from redline.shell.longopts import candidates
+
+    assert candidates("rm", "pre") == ("preserve-root",)
+    assert candidates("rm", "no-pres") == ("no-preserve-root",)
+    assert candidates("cp", "no") == ("no-clobber", "no-dereference", "no-preserve",
+                                      "no-target-directory")  # fmt: skip

@@ -66,7 +66,11 @@ def parse(
         elif word.startswith("--"):
             name, eq, value = word[2:].partition("=")
             if known is not None and name not in known:
-                name = _unabbreviate(name, known)
+                # An ambiguous prefix (git refuses it) counts as each option
+                # it could be: a rule never misses `--forc` for `--force`.
+                names = _unabbreviate(name, known)
+                name = names[0]
+                flags.update("--" + n for n in names)
             flags.add("--" + name)
             if eq:
                 values.append(("--" + name, value))
@@ -87,8 +91,8 @@ def parse(
     return Args(frozenset(flags), tuple(operands), tuple(values))
 
 
-def _unabbreviate(prefix: str, known: frozenset[str]) -> str:
+def _unabbreviate(prefix: str, known: frozenset[str]) -> tuple[str, ...]:
     if not prefix:
-        return prefix
-    matches = [name for name in known if name.startswith(prefix)]
-    return matches[0] if len(matches) == 1 else prefix
+        return (prefix,)
+    matches = sorted(name for name in known if name.startswith(prefix))
+    return tuple(matches) or (prefix,)

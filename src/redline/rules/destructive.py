@@ -218,7 +218,7 @@ def _is_core(path: str) -> bool:
         return True
     head, _, last = path.rpartition("/")
     target = head if last and not last.strip("*?.") else path  # `/usr/*` is all of /usr
-    return target.lower() in _CORE_LOWER
+    return target.lower() in _CORE_LOWER or paths.could_name(target, CORE_DIRS)
 
 
 def _move_core(inv: Invocation, analysis: Analysis) -> bool:

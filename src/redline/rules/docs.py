@@ -65,7 +65,31 @@ def render() -> str:
             out.extend([f"## {str(severity).capitalize()}", ""])
             for rule in rules:
                 out.extend(_section(rule))
+    out.extend(_routes())
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _routes() -> list[str]:
+    """The table of programs that run programs (`shell/run_carrier_table.py`)."""
+    from redline.shell.run_carrier_table import ROUTES
+
+    out = [
+        "## Programs that run programs",
+        "",
+        "Routes by which a program runs a command given in an option, the environment or its",
+        "configuration. The carried command is judged as a command: each example in the",
+        "third column gets the row's verdict, each look-alike is allowed (the suite runs them).",
+        "",
+        "| program | route | carried (verdict) | look-alikes (allowed) | followed in |",
+        "| --- | --- | --- | --- | --- |",
+    ]
+    for r in ROUTES:
+        carried = ", ".join(_code(e) for e in r.carried).replace("|", "\\|")
+        alike = ", ".join(_code(e) for e in r.look_alikes).replace("|", "\\|")
+        route = r.route.replace("|", "\\|")
+        out.append(f"| {r.program} | {route} | {carried} ({r.verdict}) | {alike} | {r.module} |")
+    out.append("")
+    return out
 
 
 if __name__ == "__main__":

@@ -114,7 +114,9 @@ def _chmod_system(inv: Invocation, analysis: Analysis) -> bool:
     # chmod, chown, chgrp and chattr take a mode or owner first; setfacl a flag value.
     for word in inv.options.operands[inv.name != "setfacl" :]:
         path = targets.normalized(word, inv)
-        if path is not None and (paths.is_root(path) or path in _CHMOD_ROOTS):
+        if path is not None and (
+            paths.is_root(path) or path in _CHMOD_ROOTS or paths.could_name(path, _CHMOD_ROOTS)
+        ):
             return True
     return False
 
@@ -452,6 +454,7 @@ HARDLINES: tuple[Rule, ...] = (
             "chmod -R 777 /",
             "sudo chown -R me /usr",
             "chmod -R 000 /etc/",
+            "chown -R nobody /u?r",
             "chown --recursive nobody /var",
             "chgrp -R staff /bin",
             "setfacl -R -m u:nobody:rwx /",
@@ -459,6 +462,7 @@ HARDLINES: tuple[Rule, ...] = (
         ),
         must_not_match=(
             "chmod -R 755 ./build",
+            "chmod -R 755 /tmp/b?ild",
             "chown -R me ~/project",
             "chmod 644 /etc/hosts",
             "chown -R www-data /var/www/site",

@@ -9,6 +9,7 @@ from redline.rules.model import Rule, rule
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
+from redline.shell.model import DYNAMIC
 
 D = Severity.DANGEROUS
 
@@ -16,6 +17,16 @@ _OCTAL = lazy_regex(r"\A[0-7]{1,5}\Z")
 # One clause of a symbolic mode: who, then operations (`o+w`, `a=rwx`, `go+rw-x`).
 _CLAUSE = lazy_regex(r"\A([ugoa]*)((?:[-+=][rwxXstugo]*)+)\Z")
 _OPERATION = lazy_regex(r"([-+=])([rwxXstugo]*)")
+
+
+def _computed_target(inv: Invocation, analysis: Analysis) -> bool:
+    """A recursive change whose target comes from `$(...)` or backticks."""
+    if not targets.recursive(inv):
+        return False
+    return any(
+        w.value.startswith(DYNAMIC) and w.raw.startswith(("$(", "`", '"$(', '"`'))
+        for w in inv.options.operands[1:]
+    )
 
 
 def world_writable(mode: str) -> bool:
@@ -116,6 +127,26 @@ PERMISSION_RULES: tuple[Rule, ...] = (
             "mkdir -p a/b",
             "chmod =rwx f",
             "chmod -w file",
+        ),
+    ),
+    rule(
+        "fs.chmod-computed-target",
+        "filesystem",
+        D,
+        "recursive permission or owner change of a directory computed at run time "
+        "(it may be a system directory)",
+        "name the directory you mean, literally, so it can be checked",
+        programs=("chmod", "chown", "chgrp"),
+        test=_computed_target,
+        must_match=(
+            "chmod -R 000 $(dirname $(which bash))",
+            'chown -R nobody $(dirname "$HOME")',
+            "chgrp -R staff `pwd`/..",
+        ),
+        must_not_match=(
+            "chmod -R u+w ./vendor",
+            "chmod 644 $(git ls-files '*.txt')",
+            "chown -R $USER:$USER ~/project",
         ),
     ),
     rule(

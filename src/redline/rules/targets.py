@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from redline.shell import find, paths
+from redline.shell import find, globs, paths
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import inline_code, interpreter_family
 from redline.shell.invocation import Invocation
@@ -47,10 +47,8 @@ def is_raw_device(value: str) -> bool:
         return False
     if RAW_DEVICE.match(value):
         return True
-    if "*" in value or "?" in value or "[" in value:
-        from fnmatch import fnmatchcase
-
-        return any(fnmatchcase(sample, value) for sample in _DEVICE_SAMPLES)
+    if paths.is_glob(value):
+        return any(globs.matches(value, sample) for sample in _DEVICE_SAMPLES)
     return False
 
 

@@ -7,7 +7,7 @@ the analysis can parse it again with the same rules: quoting is not a bypass.
 import re
 
 from redline.fasttuple import NamedTuple
-from redline.shell import static_text
+from redline.shell import run_carriers, static_text
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC, Word
@@ -165,8 +165,10 @@ def env_command(assignment: str) -> str | None:
         return ": " + value  # the next shell expands it: its substitutions run
     if name.startswith("BASH_FUNC_") and value.startswith("()"):
         return name[10:].split("%")[0] + value  # a function exported to the next bash
-    if not eq or name not in ENV_COMMANDS or not value.strip():
+    if not eq or not value.strip():
         return None
+    if name not in ENV_COMMANDS:
+        return run_carriers.env_command(name, value)
     return value.lstrip("|").strip() if name.startswith("LESS") else value
 
 

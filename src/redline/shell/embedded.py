@@ -109,7 +109,7 @@ class _Spec(NamedTuple):
     attached_only: str = ""
 
 
-_VIM = _Spec("c", "SoOpTuiwWrst", frozenset({"cmd"}), read=_ex_command)
+_VIM = _Spec("c", "SoOpTuiwWrt", frozenset({"cmd"}), read=_ex_command)
 _GDB = frozenset({"-ex", "--ex", "-eval-command", "--eval-command", "-iex", "--iex",
                   "-init-eval-command", "--init-eval-command"})  # fmt: skip
 _TAR_COMMANDS = (
@@ -143,6 +143,7 @@ _SPECS: dict[str, _Spec] = {
         ("make", "gmake"), _Spec("E", "CfIjlOoW", frozenset({"eval"}), read=_make_recipe)
     ),
 }
+SPEC_NAMES = frozenset(_SPECS)
 
 
 def scripts(inv: Invocation) -> list[Embedded]:
@@ -222,6 +223,11 @@ _SED_VALUES = frozenset({"-e", "--expression", "-f", "--file", "-l", "--line-len
 
 
 def _sed_commands(inv: Invocation) -> list[str]:
+    return [m.group(1) for p in sed_programs(inv) for m in _SED_E.finditer(p)]
+
+
+def sed_programs(inv: Invocation) -> list[str]:
+    """The sed programs `inv` is given inline (`-e P`, `--expression=P`, or its first operand)."""
     values = inv.values
     programs: list[str] = []
     given = False
@@ -245,7 +251,7 @@ def _sed_commands(inv: Invocation) -> list[str]:
     if not given:
         operands = [v for v in values if not v.startswith("-")]
         programs.extend(operands[:1])
-    return [m.group(1) for p in programs for m in _SED_E.finditer(p)]
+    return programs
 
 
 # GNU parallel: argument lists follow `:::`; the command line is the words

@@ -6,7 +6,7 @@ This is what rules look at. `name` is the program's normalised name (`rm` for
 
 from redline.decision import Span
 from redline.fasttuple import NamedTuple
-from redline.shell.longopts import LONG_OPTIONS, resolve
+from redline.shell.longopts import LONG_OPTIONS, candidates, expand
 from redline.shell.model import DYNAMIC, Redirect, Word
 
 
@@ -49,7 +49,9 @@ def read_options(argv: tuple[Word, ...]) -> Options:
             if program is None:
                 program = command_name(argv[0])
             if program in LONG_OPTIONS:
-                key = resolve(program, key)
+                names = candidates(program, key)
+                key = names[0]
+                long.update(names[1:])
             long.add(key.lower())
             if eq:
                 values.append((key.lower(), value))
@@ -145,7 +147,10 @@ class Invocation:
     def values(self) -> tuple[str, ...]:
         # Read by many rules per invocation: build it once.
         if self._values is None:
-            self._values = tuple(word.value for word in self.argv[1:])
+            values = tuple(word.value for word in self.argv[1:])
+            known = LONG_OPTIONS.get(self.name)
+            # `--recur` is `--recursive` for every rule that reads the words.
+            self._values = values if known is None else expand(values, known)
         return self._values
 
     def has_flag(self, short: str = "", long: tuple[str, ...] = ()) -> bool:

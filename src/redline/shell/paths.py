@@ -9,8 +9,7 @@ starts with something computed at run time.
 
 from __future__ import annotations
 
-import fnmatch
-
+from redline.shell import globs
 from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC
 
@@ -74,12 +73,12 @@ def normalize(value: str, cwd: str | None = None) -> str | None:
 
 
 def is_glob(path: str) -> bool:
-    return any(c in GLOB_CHARS for c in path)
+    return any(c in GLOB_CHARS for c in path) or globs.is_extglob(path)
 
 
 def _matches_any(pattern: str, names: frozenset[str]) -> bool:
     """A glob pattern (`/e*`, `/[u]sr`) that could name one of `names`."""
-    return any(fnmatch.fnmatchcase(name.lower(), pattern.lower()) for name in names)
+    return any(globs.matches(pattern.lower(), name.lower()) for name in names)
 
 
 def _contents_of(path: str) -> str | None:
@@ -90,6 +89,12 @@ def _contents_of(path: str) -> str | None:
     if last and all(c in GLOB_CHARS or c == "." for c in last) and "*" in last:
         return head or "/"
     return None
+
+
+def could_name(path: str, names: frozenset[str]) -> bool:
+    """A glob (`/e?c`, `/u*r`, `/[e]tc`) that could match one of `names`
+    at the same depth: judged as that target, its worst."""
+    return path.startswith("/") and is_glob(path) and any(globs.matches(path, n) for n in names)
 
 
 def is_root(path: str) -> bool:

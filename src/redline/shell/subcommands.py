@@ -6,10 +6,11 @@ cmd`, `git rebase --exec 'cmd'`, `git -c alias.x='!cmd'`, `env -S 'cmd'`,
 """
 
 from redline.fasttuple import NamedTuple
-from redline.shell import embedded, runners
+from redline.shell import embedded, run_carriers, runners
 from redline.shell.carriers import VALUE_FLAGS, interpreter_family
 from redline.shell.invocation import Invocation
 from redline.shell.model import Word
+from redline.shell.run_options import skip_options as _skip_options
 
 
 class Launch(NamedTuple):
@@ -97,6 +98,12 @@ _GIT_FILTERS = frozenset(
 
 
 def launches(inv: Invocation) -> list[Launch]:
+    found = _launches(inv)
+    more = run_carriers.runs(inv)
+    return found + [Launch(r.label, r.argv, r.script) for r in more] if more else found
+
+
+def _launches(inv: Invocation) -> list[Launch]:
     name = inv.name
     if name in _CONTAINER_TOOLS:
         return _container(inv)
@@ -119,18 +126,6 @@ def launches(inv: Invocation) -> list[Launch]:
         if found is not None:
             return [Launch(f"{name} run", argv=found[0], script=found[1])]
     return [Launch(e.label, script=e.script, remote=e.remote) for e in embedded.scripts(inv)]
-
-
-def _skip_options(argv: tuple[Word, ...], start: int, with_values: frozenset[str]) -> int:
-    k = start
-    while k < len(argv):
-        value = argv[k].value
-        if value == "--":
-            return k + 1
-        if not value.startswith("-") or value == "-":
-            return k
-        k += 2 if value in with_values else 1
-    return k
 
 
 def _container(inv: Invocation) -> list[Launch]:
@@ -200,17 +195,17 @@ def _git(inv: Invocation) -> list[Launch]:
             key = key.lower()
             if key.startswith("alias.") and command.startswith("!"):
                 found.append(Launch("git alias", script=command[1:]))
-            elif command and _runs_command(key):
+            elif command and runs_command(key):
                 found.append(Launch(f"git -c {key}", script=command.removeprefix("!")))
-        elif value in ("--exec", "-x") and following is not None:
+        elif (value in ("--exec", "-x") or value in ("--exe",)) and following is not None:
             found.append(Launch("git rebase --exec", script=following))
-        elif value.startswith("--exec="):
-            found.append(Launch("git rebase --exec", script=value[len("--exec=") :]))
+        elif value.startswith(("--exec=", "--exe=")):
+            found.append(Launch("git rebase --exec", script=value.partition("=")[2]))
         elif value in _GIT_FILTERS and following is not None:
             found.append(Launch(f"git filter-branch {value}", script=following))
         elif value == "foreach" and k + 1 < len(argv):
             start = k + 1  # past foreach's own options: `--recursive`, `--quiet`
-            while start < len(argv) and argv[start].value in ("--recursive", "--quiet", "-q"):
+            while start < len(argv) and _foreach_option(argv[start].value):
                 start += 1
             script = " ".join(w.value for w in argv[start:])
             found.append(Launch("git submodule foreach", script=script))
@@ -219,6 +214,12 @@ def _git(inv: Invocation) -> list[Launch]:
     return found
 
 
+def _foreach_option(value: str) -> bool:
+    """`--recursive`, `--quiet`, `-q`, or a prefix git takes for one (`--rec`)."""
+    return value == "-q" or (len(value) > 2 and any(o.startswith(value) for o in _FOREACH))
+
+
+_FOREACH = ("--recursive", "--quiet")
 # Configuration keys whose value git hands to the shell as a command.
 _GIT_COMMAND_KEYS = frozenset(
     {"core.pager", "core.editor", "core.sshcommand", "core.fsmonitor", "core.askpass",
@@ -228,12 +229,12 @@ _GIT_COMMAND_KEYS = frozenset(
 _GIT_COMMAND_SUFFIXES = (".cmd", ".textconv", ".clean", ".smudge", ".process", ".command")
 
 
-def _runs_command(key: str) -> bool:
+def runs_command(key: str) -> bool:
     if key in _GIT_COMMAND_KEYS or key.startswith("pager."):
         return True
-    return key.startswith(("filter.", "diff.", "mergetool.", "difftool.", "merge.")) and (
-        key.endswith(_GIT_COMMAND_SUFFIXES)
-    )
+    return key.startswith(
+        ("filter.", "diff.", "mergetool.", "difftool.", "merge.", "browser.", "man.")
+    ) and (key.endswith(_GIT_COMMAND_SUFFIXES))
 
 
 def _env_split(inv: Invocation) -> list[Launch]:

@@ -53,7 +53,7 @@ WRAPPERS: dict[str, Wrapper] = {
     "timeout": _w("sk", "signal kill-after", operands=1),
     "watch": _w("nqd", "interval differences equexit"),
     "xargs": _w(
-        "adEeIiLlnPs",
+        "adEILnPs",  # not `-e`, `-i`, `-l`: their values are optional and attached
         "arg-file delimiter eof replace max-lines max-args max-procs max-chars process-slot-var",
         appends_args=True,
     ),
