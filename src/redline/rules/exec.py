@@ -19,6 +19,7 @@ from redline.shell.carriers import SHELLS, SOURCE, interpreter_family
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
 from redline.shell.wrappers import split_wrapper
+from redline.shell.written_scripts import WRITTEN
 
 D = Severity.DANGEROUS
 _CODE_FAMILIES = frozenset({"python", "pypy", "perl", "ruby", "node", "nodejs", "bun", "deno",
@@ -116,7 +117,14 @@ def _chmod_then_run(analysis: Analysis) -> Iterator[Span]:
         if inv.remote:
             continue
         run = inv.argv[0].value if inv.argv else ""
-        if executable and "/" in run and paths.normalize(run, inv.cwd) in executable:
+        # A file written in this same command runs as its text, which the
+        # analysis judged (`printf '#!/bin/sh\necho hi\n' > h; chmod +x h; ./h`).
+        if (
+            executable
+            and "/" in run
+            and paths.normalize(run, inv.cwd) in executable
+            and not any(c.via and c.via[-1].startswith(WRITTEN) for c in analysis.children(inv))
+        ):
             yield inv.span
         executable |= _made_executable(inv)
 
