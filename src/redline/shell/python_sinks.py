@@ -66,7 +66,8 @@ class _Finder:
         if told is None:
             return
         self.commands.append(told)
-        self.known.add(id(node))
+        if all(_plain(self.scope, part) for part in (*node.args, *node.keywords)):
+            self.known.add(id(node))
 
     def _arg(self, node: ast.Call, index: int, keyword: str = "") -> Value:
         if index < len(node.args):
@@ -158,6 +159,33 @@ class _Finder:
             path = self.scope.value(func.value)
             return path if isinstance(path, str) else None
         return None
+
+
+# What an argument may hold for its call to be taken away whole: values,
+# and calls that only compute a path or a string.
+_PLAIN_NODES = (ast.Constant, ast.Name, ast.Attribute, ast.JoinedStr, ast.FormattedValue,
+                ast.BinOp, ast.UnaryOp, ast.List, ast.Tuple, ast.Subscript, ast.keyword,
+                ast.Load, ast.operator, ast.unaryop, ast.Slice, ast.Call)  # fmt: skip
+_VALUE_CALLS = frozenset({"os.path.join", "os.path.expanduser", "posixpath.join", "os.getenv",
+                          "os.environ.get", "pathlib.Path", "pathlib.Path.home", "Path",
+                          "Path.home", "str", "os.fspath", "os.path.abspath", "bytes"})  # fmt: skip
+
+
+def _plain(scope: Scope, tree: ast.AST) -> bool:
+    """The argument runs nothing: no lambda, no call but those computing a value."""
+    for node in ast.walk(tree):
+        if not isinstance(node, _PLAIN_NODES):
+            return False
+        if (
+            isinstance(node, ast.Call)
+            and scope.name(node.func) not in _VALUE_CALLS
+            and not (isinstance(node.func, ast.Attribute) and node.func.attr in _VALUE_METHODS)
+        ):
+            return False
+    return True
+
+
+_VALUE_METHODS = frozenset({"joinpath", "expanduser", "home", "encode", "resolve", "absolute"})
 
 
 def _looked_up(tree: ast.AST, environ: ast.AST) -> bool:

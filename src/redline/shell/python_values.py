@@ -102,6 +102,21 @@ class Scope:
                     if isinstance(stored, ast.Name) and isinstance(stored.ctx, ast.Store):
                         self.bound.pop(stored.id, None)
                         seen.add(stored.id)
+            elif isinstance(node, ast.arg | ast.ExceptHandler | ast.Global | ast.Nonlocal):
+                # A parameter, `except E as x`, `global x`: a value no one can know.
+                if isinstance(node, ast.Global | ast.Nonlocal):
+                    names: list[str | None] = list(node.names)
+                else:
+                    names = [node.arg if isinstance(node, ast.arg) else node.name]
+                for shadowed in names:
+                    if shadowed:
+                        self.bound.pop(shadowed, None)
+                        seen.add(shadowed)
+            elif isinstance(node, ast.Delete | ast.ClassDef | ast.AsyncFunctionDef | ast.Lambda):
+                for stored in ast.walk(node):
+                    if isinstance(stored, ast.Name) and not isinstance(stored.ctx, ast.Load):
+                        self.bound.pop(stored.id, None)
+                        seen.add(stored.id)
 
     def name(self, node: ast.AST) -> str | None:
         return dotted(node, self.imports)

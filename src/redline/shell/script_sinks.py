@@ -51,10 +51,27 @@ def script_sinks(code: str, family: str) -> Sinks:
         told = _told(reader, family, tok.text, qualifier, args)
         if told is not None:
             found.append(told)
-            if following == "(" and all(v is not None for v, _ in args[:1]):
-                told_spans.append((_receiver_start(reader, k), reader.arguments(k + 1)[1]))
+            end = reader.arguments(k + 1)[1] if following == "(" else k
+            if following == "(" and args[:1] and args[0][0] is not None and _plain(reader, k, end):
+                told_spans.append((_receiver_start(reader, k), end))
     rest = _rest(reader, told_spans) if family in _JS else None
     return Sinks(tuple(found), rest)
+
+
+# Calls an argument may make for its call to be taken away whole.
+_VALUE_CALLS = frozenset({"require", "homedir", "join", "resolve", "toString", "alloc"})
+
+
+def _plain(reader: Reader, start: int, end: int) -> bool:
+    """The call's arguments run nothing: no function, no call but those computing a value."""
+    toks = reader.toks
+    for j in range(start + 1, end):
+        text = toks[j].text
+        if text in ("=>", "function", "eval", "await", "new"):
+            return False
+        if toks[j].kind == "name" and reader.text_at(j + 1) == "(" and text not in _VALUE_CALLS:
+            return False
+    return True
 
 
 def _receiver_start(reader: Reader, k: int) -> int:

@@ -28,7 +28,8 @@ Written = dict[str, "str | None"]
 _WRITES = frozenset({">", ">>", ">|", "&>", "&>>"})
 _COPIERS = frozenset({"cp", "mv", "install", "ln"})
 # Programs that write files without a redirect: `note` looks at them.
-NOTED = frozenset({"tee", "sed", "perl", *_COPIERS})
+_DOWNLOADERS = {"curl": ("-o", "--output"), "wget": ("-O", "--output-document")}
+NOTED = frozenset({"tee", "sed", "perl", *_COPIERS, *_DOWNLOADERS})
 _MAKES = frozenset({"make", "gmake", "bmake"})
 _MANAGERS = frozenset({"npm", "yarn", "pnpm", "bun"})
 _HOOK_VERBS = frozenset({"commit", "push", "merge", "pull", "rebase", "checkout", "switch", "am",
@@ -64,6 +65,9 @@ def note(written: Written, inv: Invocation, before: list[Invocation], text: str)
                 written[path] = _append(written.get(path, ""), body) if append else body
     elif name in _COPIERS:
         _copy(written, inv)
+    elif name in _DOWNLOADERS:  # `curl -o f URL`: text from the network
+        for path in _downloads(inv):
+            written[path] = None
     elif name in ("sed", "perl") and any(v.startswith("-i") for v in inv.values):
         for word in inv.options.operands:
             path = _path(word.value, inv)
@@ -181,6 +185,15 @@ def _group_output(inv: Invocation, before: list[Invocation], text: str) -> str |
         return None
     parts = [_printed(i) for i in members]
     return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
+
+
+def _downloads(inv: Invocation) -> list[str]:
+    options = _DOWNLOADERS[inv.name]
+    values = inv.values
+    found = [values[k + 1] for k, v in enumerate(values[:-1]) if v in options]
+    found += [v.split("=", 1)[1] for v in values if v.startswith(options[1] + "=")]
+    found += [v[2:] for v in values if v.startswith(options[0]) and len(v) > 2]
+    return [p for p in (_path(f, inv) for f in found if f != "-") if p is not None]
 
 
 def _copy(written: Written, inv: Invocation) -> None:
