@@ -137,8 +137,12 @@ class _Finder:
         if isinstance(node.func, ast.Attribute) and node.func.attr == "request":
             url = self._arg(node, 1, "url")
         target = url if isinstance(url, str) and url.strip() else "https://unknown.invalid/"
-        rest = [*node.args[1:], *(k.value for k in node.keywords if k.arg != "url")]
+        rest: list[ast.AST] = [*node.args[1:], *(k.value for k in node.keywords if k.arg != "url")]
         for part in rest:
+            for name in [n for n in ast.walk(part) if isinstance(n, ast.Name)]:
+                bound = self.scope.bound.get(name.id)
+                if bound is not None and len(rest) < 64:
+                    rest.append(bound)  # `data = open(KEY).read(); post(url, data=data)`
             for inner in ast.walk(part):
                 read = self._read_file(inner)
                 if read is not None:
