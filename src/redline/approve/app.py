@@ -127,7 +127,7 @@ def owner_routes(service: Service) -> list[BaseRoute]:
         channel = request.path_params["channel"]
         if channel not in ("telegram", "web"):
             return _error(404, f"unknown channel `{channel}`; expected telegram or web")
-        if channel == "telegram" and not any(c.name == "telegram" for c in service.channels):
+        if channel == "telegram" and "telegram" not in service.channel_names():
             return _error(409, NO_TELEGRAM)
         code, expires = service.pairing.issue(channel)
         return JSONResponse({"channel": channel, "code": code, "expires": expires})

@@ -44,6 +44,7 @@ from redline.gatekeeper import Gate
 from redline.pairing import Pairing
 
 if TYPE_CHECKING:
+    from redline.approve.fleet import Fleet
     from redline.approve.workers import WorkerPool
 
 log = logging.getLogger("redline.approve")
@@ -100,6 +101,8 @@ class Service:
         self._head_timer: asyncio.Task[None] | None = None
         self.workers: WorkerPool | None = None
         """Judging workers, if `redline serve --workers` asked for them."""
+        self.fleet: Fleet | None = None
+        """The other replicas on the same PostgreSQL database (`approve.fleet`)."""
 
     # -- lifecycle
     async def start(self) -> None:
@@ -107,11 +110,23 @@ class Service:
             await channel.start()
         if self.workers is not None:
             await self.workers.start()
+        if self.fleet is not None:
+            # After the workers: it passes their session listener the others' changes.
+            await self.fleet.start()
         self._sweeper = asyncio.create_task(self._sweep())
-        if self.channels:
+        if self.channel_names():
             self._head_timer = asyncio.create_task(self._send_heads())
 
+    def channel_names(self) -> set[str]:
+        """The owner's channels this service runs, or its replicas take turns to run."""
+        names = {channel.name for channel in self.channels}
+        if self.fleet is not None:
+            names.update(channel.name for channel in self.fleet.exclusive)
+        return names
+
     async def stop(self) -> None:
+        if self.fleet is not None:
+            await self.fleet.stop()
         if self.workers is not None:
             await self.workers.stop()
         for task in (self._sweeper, self._head_timer):
@@ -168,9 +183,15 @@ class Service:
         """Judge one call: a signed answer now, or a held request to wait on."""
         return (await self.decide_reply(body))[0]
 
-    async def decide_reply(self, body: Mapping[str, Any]) -> tuple[dict[str, Any], bytes | None]:
-        """`decide`'s reply, and its JSON text when it is a signed answer."""
+    async def decide_reply(
+        self, body: Mapping[str, Any], origin: str | None = None
+    ) -> tuple[dict[str, Any], bytes | None]:
+        """`decide`'s reply, and its JSON text when it is a signed answer.
+        `origin`: the remote agent and address the call came from (shown and
+        logged with the hook's own name; the call's hash is the hook's)."""
         call, nonce, agent = asked = judge.read_call(body)
+        if origin is not None:
+            agent = f"{agent or 'hook'} · {origin}"
         decision, seq = await self._record(call, agent, judge.check(self.gate, call))
         digest = asked.digest
         if decision.verdict is not Verdict.ASK:
@@ -229,7 +250,7 @@ class Service:
         self._calls[held.id] = call
         self._bump()
         for channel in self.channels:
-            self._spawn(channel.held(held), f"{channel.name} held {held.id}")
+            self.spawn(channel.held(held), f"{channel.name} held {held.id}")
         return held
 
     async def wait(self, held_id: str, wait_s: float) -> dict[str, Any] | None:
@@ -370,7 +391,7 @@ class Service:
             event.set()
         self._bump()
         for channel in self.channels:
-            self._spawn(channel.settled(held), f"{channel.name} settled {held.id}")
+            self.spawn(channel.settled(held), f"{channel.name} settled {held.id}")
 
     def _remember(self, held: Held) -> None:
         call = self._calls.pop(held.id, None)
@@ -399,6 +420,13 @@ class Service:
             if settled is not None:
                 await self._settle(settled)
 
+    def wake(self, held_id: str) -> None:
+        """Another replica changed `held_id`: its waiters here look again."""
+        event = self._events.pop(held_id, None)
+        if event is not None:
+            event.set()
+        self._bump()
+
     # -- watchers (terminal, web)
     def _bump(self) -> None:
         self.version += 1
@@ -411,7 +439,7 @@ class Service:
                 await asyncio.wait_for(self._changed.wait(), max(0.0, min(wait_s, 60.0)))
         return self.version
 
-    def _spawn(self, work: Any, what: str) -> None:
+    def spawn(self, work: Any, what: str) -> None:
         async def run() -> None:
             try:
                 await work

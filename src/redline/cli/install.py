@@ -65,9 +65,23 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
         )
         parser.add_argument(
             "--service",
-            action="store_true",
+            nargs="?",
+            const=True,
+            default=False,
+            metavar="URL",
             help="the hook asks `redline serve` (held calls wait for your answer), pinning "
-            "its public key; the agent's hook timeout is set above the hold timeout",
+            "its public key; the agent's hook timeout is set above the hold timeout. With "
+            "https://HOST:PORT (comma-separated replicas): a service on another machine, "
+            "with --token from `redline agents add`",
+        )
+        parser.add_argument(
+            "--token", help="with --service URL: this agent's token (`redline agents add`)"
+        )
+        parser.add_argument(
+            "--service-ca",
+            metavar="FILE",
+            help="with --service URL: the CA that signed the service's certificate, "
+            "if not one the system trusts",
         )
         parser.add_argument(
             "--service-key",
@@ -126,13 +140,20 @@ def _install(args: argparse.Namespace) -> int:
     if not args.service and (args.service_key or args.hold_timeout is not None):
         print("redline: --service-key and --hold-timeout go with --service", file=sys.stderr)
         return exitcodes.ERROR
+    from redline.cli.install_remote import RemoteError, set_remote
+
+    try:
+        set_remote(args.service, args.token, args.service_key, args.service_ca)
+    except RemoteError as error:
+        print(f"redline: {error}", file=sys.stderr)
+        return exitcodes.ERROR
     options = Options(
         allow_explicit=args.allow_explicit,
         ask_deny=args.ask == "deny",
         context=args.context,
         defer_ask=args.defer_ask,
         record_outcomes=args.record_outcomes,
-        service=args.service,
+        service=bool(args.service),
         service_key=args.service_key,
     )
     if args.hold_timeout is not None:

@@ -38,7 +38,7 @@ FAMILIES: tuple[tuple[str, str], ...] = (
     ("frameworks", "FRAMEWORK_RULES"), ("secret_stores", "SECRET_STORE_RULES"),
     ("object_stores", "OBJECT_STORE_RULES"), ("backups", "BACKUP_RULES"), ("queues", "QUEUE_RULES"),
     ("http_writes", "HTTP_RULES"), ("forges", "FORGE_RULES"),
-    ("infra", "INFRA_RULES"),
+    ("infra", "INFRA_RULES"), ("process_control", "PROCESS_CONTROL_RULES"),
 )  # fmt: skip
 _ORDER = {module: n for n, (module, _) in enumerate(FAMILIES)}
 
