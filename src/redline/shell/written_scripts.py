@@ -29,7 +29,7 @@ _WRITES = frozenset({">", ">>", ">|", "&>", "&>>"})
 _COPIERS = frozenset({"cp", "mv", "install", "ln"})
 # Programs that write files without a redirect: `note` looks at them.
 _DOWNLOADERS = {"curl": ("-o", "--output"), "wget": ("-O", "--output-document")}
-NOTED = frozenset({"tee", "sed", "perl", *_COPIERS, *_DOWNLOADERS})
+NOTED = frozenset({"tee", "sed", "perl", "dd", *_COPIERS, *_DOWNLOADERS})
 _MAKES = frozenset({"make", "gmake", "bmake"})
 _MANAGERS = frozenset({"npm", "yarn", "pnpm", "bun"})
 _HOOK_VERBS = frozenset({"commit", "push", "merge", "pull", "rebase", "checkout", "switch", "am",
@@ -65,6 +65,11 @@ def note(written: Written, inv: Invocation, before: list[Invocation], text: str)
                 written[path] = _append(written.get(path, ""), body) if append else body
     elif name in _COPIERS:
         _copy(written, inv)
+    elif name == "dd":  # `dd of=f <<< TEXT`
+        for value in inv.values:
+            path = _path(value[3:], inv) if value.startswith("of=") else None
+            if path is not None:
+                written[path] = inv.stdin_text if len(inv.values) == 1 else None
     elif name in _DOWNLOADERS:  # `curl -o f URL`: text from the network
         for path in _downloads(inv):
             written[path] = None
@@ -94,7 +99,16 @@ def runs(written: Written, inv: Invocation, text: str) -> Iterator[Carried]:
             if found.rsplit("/", 1)[-1] == name and found != path:
                 yield _carried(body, _program_language(body, found), found)
     if name == "git":
-        yield from _git_hooks(written, inv)
+        yield from _git_hooks(written, inv, text)
+    if name in SHELLS:  # `bash --rcfile f -i`
+        for k, value in enumerate(inv.values[:-1]):
+            rc = _path(inv.values[k + 1], inv) if value in ("--rcfile", "--init-file") else None
+            if rc is not None and rc in written:
+                yield _carried(written[rc], "shell", rc)
+    if name.startswith("py") and "PYTHONPATH=" in text:  # `sitecustomize.py` runs first
+        for found, body in written.items():
+            if found.rsplit("/", 1)[-1] in ("sitecustomize.py", "usercustomize.py"):
+                yield _carried(body, "python", found)
     if name in SHELLS and "ENV=" in text:
         for match in _ENV_FILE.finditer(text):
             env_file = _path(match.group(1).strip("\"'"), inv)
@@ -221,13 +235,24 @@ def _copy(written: Written, inv: Invocation) -> None:
         written.pop(target, None)  # what it copies is on disk: the gate reads it there
 
 
-def _git_hooks(written: Written, inv: Invocation) -> Iterator[Carried]:
-    verb = next((v for v in inv.values if not v.startswith("-")), "")
-    if verb not in _HOOK_VERBS:
+def _git_hooks(written: Written, inv: Invocation, text: str) -> Iterator[Carried]:
+    values = inv.values
+    k = 0
+    while k < len(values) and values[k].startswith("-"):
+        k += 2 if values[k] in ("-c", "-C") else 1
+    if k >= len(values) or values[k] not in _HOOK_VERBS:
         return
+    elsewhere = "hookspath" in text.lower()  # `git -c core.hooksPath=DIR commit`
     for found, body in written.items():
-        if "/.git/hooks/" in "/" + found or "/hooks/" in found:
+        hook = found.rsplit("/", 1)[-1] in _HOOK_NAMES
+        if "/.git/hooks/" in "/" + found or "/hooks/" in found or (elsewhere and hook):
             yield _carried(body, _program_language(body, found), found)
+
+
+_HOOK_NAMES = frozenset({"pre-commit", "prepare-commit-msg", "commit-msg", "post-commit",
+                         "pre-push", "pre-merge-commit", "post-merge", "post-checkout",
+                         "pre-rebase", "post-rewrite", "applypatch-msg", "pre-applypatch",
+                         "post-applypatch", "reference-transaction"})  # fmt: skip
 
 
 def _makefiles(inv: Invocation) -> list[str]:
