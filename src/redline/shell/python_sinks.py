@@ -41,7 +41,7 @@ _ENV_DUMPS = frozenset({"os.environ", "os.environb"})
 _SINK_MODULES = frozenset({"shutil", "subprocess", "signal", "pathlib"})
 
 
-def python_sinks(code: str) -> Sinks:
+def python_sinks(code: str, depth: int = 0) -> Sinks:
     try:
         tree = ast.parse(code)
     except (SyntaxError, ValueError, RecursionError, MemoryError):
@@ -51,7 +51,18 @@ def python_sinks(code: str) -> Sinks:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             finder.call(node)
+            inner = _evaluated(scope, node) if depth < 4 else None
+            if inner is not None:  # `exec("import os; os.system('reboot')")`
+                finder.commands.extend(python_sinks(inner, depth + 1).commands)
     return Sinks(tuple(finder.commands), _rest(tree, scope, finder.known))
+
+
+def _evaluated(scope: Scope, node: ast.Call) -> str | None:
+    """The code `exec`/`eval`/`compile` is given, when it is a known string."""
+    if scope.name(node.func) not in ("exec", "eval", "compile", "builtins.exec") or not node.args:
+        return None
+    code = scope.value(node.args[0])
+    return code if isinstance(code, str) else None
 
 
 class _Finder:

@@ -38,17 +38,22 @@ def script_sinks(code: str, family: str) -> Sinks:
     found: list[str] = []
     told_spans: list[tuple[int, int]] = []
     for k, tok in enumerate(toks):
-        if tok.kind != "name":
+        callee = tok.text
+        if tok.kind == "str" and isinstance(tok.value, str) and reader.text_at(k - 1) == "[":
+            if reader.text_at(k + 1) != "]" or reader.text_at(k + 2) != "(":
+                continue
+            callee, k = tok.value, k + 1  # `cp["execSync"]("reboot")`
+        elif tok.kind != "name":
             continue
         following = reader.text_at(k + 1)
         if following == "(":
             args, _ = reader.arguments(k + 1)
-        elif tok.text in _BARE and family in ("perl", "ruby") and _starts_value(reader, k + 1):
+        elif callee in _BARE and family in ("perl", "ruby") and _starts_value(reader, k + 1):
             args = reader.bare_arguments(k + 1)
         else:
             continue
         qualifier = reader.text_at(k - 2) if reader.text_at(k - 1) in (".", "::", "->") else ""
-        told = _told(reader, family, tok.text, qualifier, args)
+        told = _told(reader, family, callee, qualifier, args)
         if told is not None:
             found.append(told)
             end = reader.arguments(k + 1)[1] if following == "(" else k
