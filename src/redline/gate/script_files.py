@@ -10,36 +10,24 @@ analysed as a command line, anything else as code.
 
 from __future__ import annotations
 
-from redline.fasttuple import NamedTuple
 from redline.shell import paths
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import (
     SHELLS,
     SOURCE,
-    VALUE_FLAGS,
-    inline_code,
     interpreter_family,
-    shell_options,
     static_output,
 )
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC
+from redline.shell.written_scripts import recipes as recipes  # shared with the analysis
 
 # The most of a script the gate reads from disk: enough for any real script;
 # a longer one is judged by its start.
 MAX_SCRIPT = 256 * 1024
-_SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".command")
 # Text nobody runs: documentation (naming `redline approve` there is prose).
 DOC_SUFFIXES = (".md", ".rst", ".txt", ".adoc", ".html", ".htm", ".org", ".tex")
-
-
-class RunScript(NamedTuple):
-    """A file an invocation runs: its path as written and whether a shell
-    reads it (else an interpreter or the kernel's `#!`)."""
-
-    path: str
-    shell: bool
 
 
 _INTERPRETER_HEADS = ("py", "pe", "ru", "no", "bu", "de", "ph", "lu", "rs", "os", "tc", "aw", "ga",
@@ -53,66 +41,6 @@ def may_run_script(inv: Invocation) -> bool:
     if name in _RUNS_FILES or bool(inv.argv and "/" in inv.argv[0].value):
         return True
     return name.startswith(_INTERPRETER_HEADS) and interpreter_family(name) is not None
-
-
-def script_run(inv: Invocation) -> RunScript | None:
-    """The file `inv` runs as a program or script, if it names one."""
-    if not inv.argv:
-        return None
-    first = inv.argv[0].value
-    if "/" in first and DYNAMIC not in first:
-        return RunScript(first, first.endswith(_SHELL_SUFFIXES))
-    name, values = inv.name, inv.values
-    if name in SHELLS:
-        mode, k = shell_options(values)
-        if mode == "c":
-            return None
-        return _named(values[k], by_shell=True) if k < len(values) else _stdin_file(inv, True)
-    if name in SOURCE:
-        operands = inv.options.operands
-        return _named(operands[0].value, by_shell=True) if operands else None
-    family = interpreter_family(name)
-    if family is None or inline_code(inv) is not None:
-        return None
-    k = 0
-    takes = VALUE_FLAGS.get(family, "")
-    while k < len(values):
-        value = values[k]
-        if value == "--":
-            return _named(values[k + 1], by_shell=False) if k + 1 < len(values) else None
-        if not value.startswith("-") or value == "-":
-            return _named(value, by_shell=False) if value != "-" else None
-        if family in ("python", "pypy") and "m" in value[1:]:
-            return None  # a module, not a file
-        if value[1:2] in takes and len(value) == 2:
-            k += 1
-        k += 1
-    return _stdin_file(inv, False)
-
-
-def _stdin_file(inv: Invocation, by_shell: bool) -> RunScript | None:
-    """`sh < FILE`, `python3 < FILE`: the script is the file on stdin."""
-    for redirect in inv.redirects:
-        if redirect.op == "<" and redirect.fd in (None, 0) and redirect.target is not None:
-            return _named(redirect.target.value, by_shell)
-    return None
-
-
-def _named(value: str, by_shell: bool) -> RunScript | None:
-    if not value or DYNAMIC in value or value in ("/dev/stdin", "-"):
-        return None
-    return RunScript(value, by_shell)
-
-
-def is_shell_text(text: str, path: str = "") -> bool:
-    """Shell text: a `#!` naming a shell, or a shell script's suffix."""
-    if text.startswith("#!"):
-        first = text.split("\n", 1)[0]
-        program = first.rsplit("/", 1)[-1].split()
-        if program and program[0] == "env" and len(program) > 1:
-            return program[1] in SHELLS
-        return bool(program) and program[0] in SHELLS
-    return path.lower().endswith(_SHELL_SUFFIXES)
 
 
 def written_texts(inv: Invocation) -> list[tuple[str, str]]:
@@ -251,18 +179,6 @@ def make_files(inv: Invocation) -> list[str] | None:
 
 
 _DEFAULT_MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
-
-
-def recipes(text: str) -> str:
-    """The shell lines of a makefile or justfile: its indented lines (less
-    `@`, `-`, `+`), `$$` read as `$`, and what `$(shell ...)` runs."""
-    lines: list[str] = []
-    for line in text.split("\n"):
-        if line[:1] in ("\t", " ") and line.strip():
-            lines.append(line.strip().lstrip("@-+").replace("$$", "$"))
-        elif "$(shell " in line:
-            lines.append(line.split("$(shell ", 1)[1].rsplit(")", 1)[0])
-    return "\n".join(lines)
 
 
 def copied_into(inv: Invocation) -> list[str]:

@@ -20,6 +20,7 @@ from redline.shell import paths
 from redline.shell.analysis import analyze
 from redline.shell.carriers import SHELLS, interpreter_family, shell_in_code
 from redline.shell.invocation import Invocation
+from redline.shell.script_runs import is_shell_text, language_of, script_run
 
 TYPE_CHECKING = False  # not `typing`'s: kept off the hook's start (ADR 0004)
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ def content_hits(
         text = "#!/bin/sh\n" + text  # git runs a hook without `#!` with the shell
     makefile = script_files.is_makefile(path)
     notebook = lowered.endswith(".ipynb")
-    if makefile or notebook or script_files.is_shell_text(text, path):
+    if makefile or notebook or is_shell_text(text, path):
         shell = text
         if makefile or notebook:
             shell = script_files.recipes(text) if makefile else script_files.notebook_shell(text)
@@ -138,7 +139,7 @@ def script_hits(guard: Guard, inv: Invocation, span: Span, depth: int) -> Iterat
         for found in guard.contact_in_code(text or "", span):
             yield inside(found, name, span)
             return
-    run = script_files.script_run(inv)
+    run = script_run(inv)
     path = None if run is None else _on_disk(guard, run.path, inv.cwd)
     if run is None or path is None or path.startswith(script_files.SYSTEM_PROGRAMS):
         return
@@ -155,7 +156,7 @@ def script_hits(guard: Guard, inv: Invocation, span: Span, depth: int) -> Iterat
         if verdict is not None:
             yield guard.hit(verdict[0], span, f"`{run.path}` is redline: {verdict[1]}")
         return
-    if run.shell or script_files.is_shell_text(text, path):
+    if run.shell or is_shell_text(text, path):
         for found in guard.shell_hits(analyze(text, inv.cwd), depth + 1):
             yield inside(found, run.path, span)
             return
@@ -164,23 +165,6 @@ def script_hits(guard: Guard, inv: Invocation, span: Span, depth: int) -> Iterat
     for found in code_file_hits(guard, text, family, span, depth, inv.cwd):
         yield inside(found, run.path, span)
         return
-
-
-def language_of(text: str, path: str) -> str:
-    """The language of a script file: its `#!` program's, else its suffix's."""
-    if text.startswith("#!"):
-        words = text.split("\n", 1)[0].rsplit("/", 1)[-1].split()
-        if words and words[0] == "env" and len(words) > 1:
-            words = words[1:]
-        if words:
-            return interpreter_family(words[0]) or words[0]
-    suffix = path.rsplit(".", 1)[-1].lower() if "." in path.rsplit("/", 1)[-1] else ""
-    return _SUFFIX_LANGUAGE.get(suffix, "python")
-
-
-_SUFFIX_LANGUAGE = {"py": "python", "js": "node", "mjs": "node", "cjs": "node", "ts": "node",
-                    "rb": "ruby", "pl": "perl", "pm": "perl", "php": "php", "lua": "lua",
-                    "awk": "awk"}  # fmt: skip
 
 
 def code_file_hits(
@@ -248,7 +232,7 @@ def _judge_file(
 ) -> Iterator[RuleHit]:
     if language == "program":  # run by its `#!`, else by a shell
         language = language_of(text, path) if text.startswith("#!") else "shell"
-    if language == "shell" or script_files.is_shell_text(text, path):
+    if language == "shell" or is_shell_text(text, path):
         yield from guard.shell_hits(analyze(text[: script_files.MAX_SCRIPT], cwd), depth + 1)
     elif language in ("sed", "vim", "gdb"):
         # Their commands that run a shell (`e CMD`, `:!CMD`, `shell CMD`):

@@ -19,6 +19,7 @@ from redline.shell.carriers import SHELLS, SOURCE, interpreter_family
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
 from redline.shell.wrappers import split_wrapper
+from redline.shell.written_scripts import WRITTEN
 
 D = Severity.DANGEROUS
 _CODE_FAMILIES = frozenset({"python", "pypy", "perl", "ruby", "node", "nodejs", "bun", "deno",
@@ -59,9 +60,22 @@ def _inline_code(inv: Invocation, analysis: Analysis) -> bool:
         return False
     family, code = found
     carried = carriers.inline_code(inv) == code  # its literal shell calls were analysed
-    if harmless(family, code, carried) and safe_options(family, inv.values):
+    if safe_options(family, inv.values) and (
+        harmless(family, code, carried) or (carried and _told_in_full(family, code))
+    ):
         return False
     return not remote_code(inv, analysis)
+
+
+def _told_in_full(family: str, code: str) -> bool:
+    """Python or JavaScript code whose every effect is told as a shell command
+    the analysis judged (`shutil.rmtree("build")` as `rm -rf -- build`)."""
+    if family not in ("python", "pypy", "node", "nodejs", "bun"):
+        return False
+    from redline.shell.code_sinks import code_sinks
+
+    rest = code_sinks(code, family).rest
+    return rest is not None and (not rest.strip() or harmless(family, rest, True))
 
 
 def _piped_script(inv: Invocation, analysis: Analysis) -> bool:
@@ -103,7 +117,14 @@ def _chmod_then_run(analysis: Analysis) -> Iterator[Span]:
         if inv.remote:
             continue
         run = inv.argv[0].value if inv.argv else ""
-        if executable and "/" in run and paths.normalize(run, inv.cwd) in executable:
+        # A file written in this same command runs as its text, which the
+        # analysis judged (`printf '#!/bin/sh\necho hi\n' > h; chmod +x h; ./h`).
+        if (
+            executable
+            and "/" in run
+            and paths.normalize(run, inv.cwd) in executable
+            and not any(c.via and c.via[-1].startswith(WRITTEN) for c in analysis.children(inv))
+        ):
             yield inv.span
         executable |= _made_executable(inv)
 
@@ -143,13 +164,13 @@ EXEC_RULES: tuple[Rule, ...] = (
         test=_inline_code,
         aliases=("inline-script",),
         must_match=(
-            "python3 -c \"__import__('os').system('id')\"",
+            "python3 -c \"__import__('os').system(input())\"",
             "python3 -c \"getattr(__builtins__,'ex'+'ec')('print(1)')\"",
-            "python3 - <<'EOF'\nimport shutil\nshutil.rmtree('build')\nEOF",
-            "sudo python3 -c 'import os; os.remove(\"/etc/motd\")'",
+            "python3 - <<'EOF'\nimport shutil, os\nshutil.rmtree(os.getcwd())\nEOF",
+            "sudo python3 -c 'import os, sys; os.remove(sys.argv[1])' /etc/motd",
             "perl -e 'unlink glob \"*.log\"'",
             "ruby -e 'File.delete(\"x\")'",
-            "node -e \"require('fs').rmSync('x')\"",
+            "node -e \"require('fs').rmSync(process.argv[1])\" x",
             "php -r 'unlink(\"x\");'",
             "env python3 <<< 'import socket'",
             "timeout 5 /usr/bin/perl -ne 'print `id`'",
@@ -157,7 +178,7 @@ EXEC_RULES: tuple[Rule, ...] = (
             "perl -MIO::Socket -e 'print 1'",
             "node -r ./hook.js -e 'console.log(1)'",
             "perl -ne 'unlink \"x\"' f.txt",
-            "python3 -Ic 'import shutil; shutil.rmtree(\"build\")'",
+            "python3 -Ic 'import shutil; shutil.rmtree(p)'",
         ),
         must_not_match=(
             "python3 -c 'import sys; print(sys.version)'",
@@ -175,6 +196,9 @@ EXEC_RULES: tuple[Rule, ...] = (
             # Bundled flags: the literal shell call is analysed as a command.
             "perl -ne 'system(\"touch x\")' f.txt",
             "python3 -Ic 'import os; os.system(\"ls\")'",
+            # Every effect told as a shell command the catalogue judges.
+            "python3 -c 'import shutil; shutil.rmtree(\"build\")'",
+            "python3 -c 'import os; os.kill(4242, 15)'",
         ),
     ),
     rule(

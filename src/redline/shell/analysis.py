@@ -21,6 +21,7 @@ from redline.shell import (
     paths,
     subcommands,
 )  # fmt: skip
+from redline.shell import written_scripts as written
 from redline.shell.carriers import SOURCE
 from redline.shell.invocation import Invocation, command_name
 from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCommand, Word
@@ -115,6 +116,7 @@ class _Builder:
         # Aliases defined so far, in the order the shell runs the commands.
         self.aliases: dict[str, str] = {}
         self.bodies: dict[str, str] = {}  # function name -> its body
+        self.written: written.Written = {}  # files this command writes, with their text
 
     def add_script(
         self, text: str, origin: _Origin, depth: int, via: tuple[str, ...],
@@ -241,6 +243,10 @@ class _Builder:
         )  # fmt: skip
         inv.oldcwd = self.oldcwd
         self.invocations.append(inv)
+        if self.written or redirects or name in written.NOTED:  # `echo CMD > f; sh f`
+            for carried in written.runs(self.written, inv, self.text):
+                self._add_carried(carried, inv, origin, depth, via, remote)
+            written.note(self.written, inv, self.invocations, self.text)
         if not argv or deep:
             return innermost
         if name in ("cd", "pushd") and not remote:

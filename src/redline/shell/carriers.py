@@ -326,6 +326,9 @@ def _shell_in_code(code: str, name: str) -> list[Carried]:
             if len(texts) > 1:
                 found.append(Carried(" ".join(quote(t) for t in texts), label))
             found.extend(Carried(t, label) for t in texts[:1])
+    from redline.shell.code_sinks import code_sinks  # only when a call carries code
+
+    found.extend(Carried(text, label) for text in code_sinks(code, name).commands)
     if name.endswith("awk"):
         found.extend(Carried(text, label) for text in _awk_pipes(code))
     if name.startswith(("perl", "ruby", "php")) or name.endswith("awk"):

@@ -1,0 +1,307 @@
+"""Files written and run in the same command (issue #13, family 3).
+
+`cat > x.sh <<EOF ... EOF; bash x.sh`, `printf ... > h && chmod +x h && ./h`,
+`echo ... > a; cp a .git/hooks/pre-commit; git commit`, `BASH_ENV=f bash -c
+:`, a PATH shim, a makefile or `package.json` written then used: the
+analysis remembers the text each file gets, in the order the shell runs the
+commands, and when one is run it is parsed as the script it is. A file
+whose text cannot be known here (`curl x > f`, `echo "$X" > f`) runs as
+code no one can read.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from redline.shell import paths
+from redline.shell.carriers import CODE_FLAGS, SHELLS, Carried, quote, static_output
+from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
+from redline.shell.model import DYNAMIC
+from redline.shell.script_runs import is_shell_text, language_of, script_run
+
+# How a script run from a written file is labelled in `via`.
+WRITTEN = "written "
+# Normalised path -> the text written there in this command (`None`: unknown).
+Written = dict[str, "str | None"]
+
+_WRITES = frozenset({">", ">>", ">|", "&>", "&>>"})
+_COPIERS = frozenset({"cp", "mv", "install", "ln"})
+# Programs that write files without a redirect: `note` looks at them.
+_DOWNLOADERS = {"curl": ("-o", "--output"), "wget": ("-O", "--output-document")}
+NOTED = frozenset({"tee", "sed", "perl", "dd", *_COPIERS, *_DOWNLOADERS})
+_MAKES = frozenset({"make", "gmake", "bmake"})
+_MANAGERS = frozenset({"npm", "yarn", "pnpm", "bun"})
+_HOOK_VERBS = frozenset({"commit", "push", "merge", "pull", "rebase", "checkout", "switch", "am",
+                         "cherry-pick", "revert", "clone"})  # fmt: skip
+_ENV_FILE = lazy_regex(r"\b(?:BASH_ENV|ENV)=(\"[^\"]*\"|'[^']*'|[^\s;&|]+)")
+_INSTALL_VALUES = frozenset({"-m", "--mode", "-o", "--owner", "-g", "--group", "-t", "-S"})
+
+
+def note(written: Written, inv: Invocation, before: list[Invocation], text: str) -> None:
+    """Remember what `inv` writes into files, after whatever it ran."""
+    if inv.remote:
+        return
+    name = inv.name
+    targets = [r for r in inv.redirects if r.op in _WRITES and r.target is not None]
+    if targets:
+        output = _output(inv, written, before, text)
+        for redirect in targets:
+            path = _path(redirect.target.value if redirect.target else "", inv)
+            if path is None:
+                continue
+            if redirect.fd not in (None, 1):
+                written[path] = None  # stderr: nothing the analysis can read
+            elif redirect.op.endswith(">>"):
+                written[path] = _append(written.get(path, ""), output)
+            else:
+                written[path] = output
+    if name == "tee":
+        append = inv.has_flag("a", ("append",))
+        for word in inv.options.operands:
+            path = _path(word.value, inv)
+            if path is not None:
+                body = inv.stdin_text
+                written[path] = _append(written.get(path, ""), body) if append else body
+    elif name in _COPIERS:
+        _copy(written, inv)
+    elif name == "dd":  # `dd of=f <<< TEXT`
+        for value in inv.values:
+            path = _path(value[3:], inv) if value.startswith("of=") else None
+            if path is not None:
+                written[path] = inv.stdin_text if len(inv.values) == 1 else None
+    elif name in _DOWNLOADERS:  # `curl -o f URL`: text from the network
+        for path in _downloads(inv):
+            written[path] = None
+    elif name in ("sed", "perl") and any(v.startswith("-i") for v in inv.values):
+        for word in inv.options.operands:
+            path = _path(word.value, inv)
+            if path in written:
+                written[path] = None
+
+
+def runs(written: Written, inv: Invocation, text: str) -> Iterator[Carried]:
+    """The written files `inv` runs, as the scripts they are."""
+    if not written or inv.remote or not inv.argv:
+        return
+    run = script_run(inv)
+    path = None if run is None else _path(run.path, inv)
+    if run is not None and path in written:
+        body = written[path]
+        by_path = "/" in inv.argv[0].value
+        language = "shell" if run.shell else inv.name
+        if by_path:
+            language = _program_language(body, path or "")
+        yield _carried(body, language, run.path)
+    name = inv.name
+    if "/" not in inv.argv[0].value and "PATH=" in text:
+        for found, body in written.items():  # a PATH shim: `PATH=.:$PATH ls`
+            if found.rsplit("/", 1)[-1] == name and found != path:
+                yield _carried(body, _program_language(body, found), found)
+    if name == "git":
+        yield from _git_hooks(written, inv, text)
+    if name in SHELLS:  # `bash --rcfile f -i`
+        for k, value in enumerate(inv.values[:-1]):
+            rc = _path(inv.values[k + 1], inv) if value in ("--rcfile", "--init-file") else None
+            if rc is not None and rc in written:
+                yield _carried(written[rc], "shell", rc)
+    if name.startswith("py") and "PYTHONPATH=" in text:  # `sitecustomize.py` runs first
+        for found, body in written.items():
+            if found.rsplit("/", 1)[-1] in ("sitecustomize.py", "usercustomize.py"):
+                yield _carried(body, "python", found)
+    if name in SHELLS and "ENV=" in text:
+        for match in _ENV_FILE.finditer(text):
+            env_file = _path(match.group(1).strip("\"'"), inv)
+            if env_file is not None and env_file in written:
+                yield _carried(written[env_file], "shell", env_file)
+    if name in _MAKES:
+        for found in _makefiles(inv):
+            if found in written:
+                body = written[found]
+                yield _carried(None if body is None else recipes(body), "shell", found)
+    elif name in _MANAGERS:
+        package = _path("package.json", inv)
+        if package is not None and package in written:
+            yield from _package_scripts(written[package], inv)
+
+
+def _carried(body: str | None, language: str, path: str) -> Carried:
+    label = WRITTEN + path
+    if body is None or DYNAMIC in body:
+        return Carried(DYNAMIC, label)
+    if language == "shell":
+        return Carried(body, label)
+    from redline.shell.carriers import interpreter_family
+
+    family = interpreter_family(language) or language
+    flags = CODE_FLAGS.get(family)
+    if not flags:
+        return Carried(DYNAMIC, label)  # code in a language the analysis cannot read
+    if family == "php":
+        body = body.replace("<?php", "", 1).rsplit("?>", 1)[0]
+    return Carried(f"{family} -{flags[0]} {quote(body)}", label)
+
+
+def _program_language(body: str | None, path: str) -> str:
+    """A file run as a program: by its `#!`, else by a shell."""
+    if body is None or not body.startswith("#!") or is_shell_text(body, path):
+        return "shell"
+    return language_of(body, path)
+
+
+def _path(value: str, inv: Invocation) -> str | None:
+    if not value or DYNAMIC in value:
+        return None
+    return paths.normalize(value, inv.cwd)
+
+
+def _append(prior: str | None, text: str | None) -> str | None:
+    return None if prior is None or text is None else prior + text
+
+
+def _output(inv: Invocation, written: Written, before: list[Invocation], text: str) -> str | None:
+    """What `inv` prints, when the analysis knows it."""
+    if not inv.argv:
+        return _group_output(inv, before, text)
+    if inv.name == "cat" and inv.options.operands:
+        parts = [written.get(_path(w.value, inv) or "", None) for w in inv.options.operands]
+        return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
+    return _printed(inv)
+
+
+def _printed(inv: Invocation) -> str | None:
+    output = static_output(inv)
+    if output is None or inv.name != "echo":
+        return output.replace("\\t", "\t") if output and inv.name == "printf" else output
+    flags = [w.value for w in inv.argv[1:3] if w.value in ("-n", "-e", "-E", "-ne", "-en")]
+    if any("e" in f for f in flags):
+        output = output.replace("\\n", "\n").replace("\\t", "\t")
+    return output if any("n" in f for f in flags) else output + "\n"
+
+
+def _group_output(inv: Invocation, before: list[Invocation], text: str) -> str | None:
+    """`{ echo a; echo b; } > f`, `(echo a; printf b) > f`: the group's commands' output."""
+    close = len(text[: inv.span.start].rstrip())
+    if close == 0 or text[close - 1] not in "})":
+        return None
+    opener = "{" if text[close - 1] == "}" else "("
+    depth, k = 0, close - 1
+    while k >= 0:
+        char = text[k]
+        depth += 1 if char in "})" else -1 if char in "{(" else 0
+        if depth == 0:
+            break
+        k -= 1
+    if k < 0 or text[k] != opener:
+        return None
+    members = [i for i in before if i.depth == inv.depth and k < i.span.start < close]
+    if not members:
+        return None
+    parts = [_printed(i) for i in members]
+    return None if any(p is None for p in parts) else "".join(p or "" for p in parts)
+
+
+def _downloads(inv: Invocation) -> list[str]:
+    options = _DOWNLOADERS[inv.name]
+    values = inv.values
+    found = [values[k + 1] for k, v in enumerate(values[:-1]) if v in options]
+    found += [v.split("=", 1)[1] for v in values if v.startswith(options[1] + "=")]
+    found += [v[2:] for v in values if v.startswith(options[0]) and len(v) > 2]
+    return [p for p in (_path(f, inv) for f in found if f != "-") if p is not None]
+
+
+def _copy(written: Written, inv: Invocation) -> None:
+    values = inv.values
+    operands: list[str] = []
+    k = 0
+    while k < len(values):
+        value = values[k]
+        if value in _INSTALL_VALUES and inv.name == "install":
+            k += 2
+            continue
+        if not value.startswith("-") or value == "-":
+            operands.append(value)
+        k += 1
+    if len(operands) < 2:
+        return
+    source, target = _path(operands[-2], inv), _path(operands[-1], inv)
+    if target is None:
+        return
+    if source in written:
+        written[target] = written[source]
+        if inv.name == "mv":
+            written.pop(source, None)
+    else:
+        written.pop(target, None)  # what it copies is on disk: the gate reads it there
+
+
+def _git_hooks(written: Written, inv: Invocation, text: str) -> Iterator[Carried]:
+    values = inv.values
+    k = 0
+    while k < len(values) and values[k].startswith("-"):
+        k += 2 if values[k] in ("-c", "-C") else 1
+    if k >= len(values) or values[k] not in _HOOK_VERBS:
+        return
+    elsewhere = "hookspath" in text.lower()  # `git -c core.hooksPath=DIR commit`
+    for found, body in written.items():
+        hook = found.rsplit("/", 1)[-1] in _HOOK_NAMES
+        if "/.git/hooks/" in "/" + found or "/hooks/" in found or (elsewhere and hook):
+            yield _carried(body, _program_language(body, found), found)
+
+
+_HOOK_NAMES = frozenset({"pre-commit", "prepare-commit-msg", "commit-msg", "post-commit",
+                         "pre-push", "pre-merge-commit", "post-merge", "post-checkout",
+                         "pre-rebase", "post-rewrite", "applypatch-msg", "pre-applypatch",
+                         "post-applypatch", "reference-transaction"})  # fmt: skip
+
+
+def _makefiles(inv: Invocation) -> list[str]:
+    values = inv.values
+    given = [values[k + 1] for k, v in enumerate(values[:-1]) if v in ("-f", "--file")]
+    given += [v[2:] for v in values if v.startswith("-f") and len(v) > 2]
+    given += [v.split("=", 1)[1] for v in values if v.startswith("--file=")]
+    names = given or ["GNUmakefile", "makefile", "Makefile"]
+    return [p for p in (_path(n, inv) for n in names) if p is not None]
+
+
+def recipes(text: str) -> str:
+    """The shell lines of a makefile: its indented lines (less `@`, `-`,
+    `+`), `$$` read as `$`, and what `$(shell ...)` runs."""
+    lines: list[str] = []
+    for line in text.split("\n"):
+        if line[:1] in ("\t", " ") and line.strip():
+            lines.append(line.strip().lstrip("@-+").replace("$$", "$"))
+        elif "$(shell " in line:
+            lines.append(line.split("$(shell ", 1)[1].rsplit(")", 1)[0])
+    return "\n".join(lines)
+
+
+def _package_scripts(body: str | None, inv: Invocation) -> Iterator[Carried]:
+    """`npm test`, `npm run X`, `yarn X`: the scripts of a `package.json` written here."""
+    label = "package.json"
+    if body is None:
+        yield Carried(DYNAMIC, WRITTEN + label)
+        return
+    import json
+
+    try:
+        data = json.loads(body)
+    except ValueError:
+        return  # the manager refuses a package.json it cannot read
+    scripts = data.get("scripts") if isinstance(data, dict) else None
+    if not isinstance(scripts, dict):
+        return
+    words = [v for v in inv.values if not v.startswith("-")]
+    verb = words[0] if words else "install"
+    if verb in ("run", "run-script") and len(words) > 1:
+        names = [words[1]]
+    elif verb in ("install", "i", "ci", "add"):
+        names = ["preinstall", "install", "postinstall", "prepare"]
+    elif verb in ("test", "t", "start", "stop", "restart") or inv.name != "npm":
+        names = ["test" if verb == "t" else verb]
+    else:
+        return
+    for script in names:
+        for key in ("pre" + script, script, "post" + script):
+            if isinstance(scripts.get(key), str):
+                yield Carried(scripts[key], WRITTEN + label)
