@@ -11,7 +11,16 @@ from types import MappingProxyType
 
 from redline.decision import Span
 from redline.fasttuple import NamedTuple
-from redline.shell import aliases, carriers, cwd_words, fastpath, find, paths, subcommands
+from redline.shell import (
+    aliases,
+    bind_mounts,
+    carriers,
+    cwd_words,
+    fastpath,
+    find,
+    paths,
+    subcommands,
+)
 from redline.shell.carriers import SOURCE
 from redline.shell.invocation import Invocation, command_name
 from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCommand, Word
@@ -105,6 +114,8 @@ class _Builder:
         self.background = False
         # Aliases defined so far, in the order the shell runs the commands.
         self.aliases: dict[str, str] = {}
+        # What containers run with host paths mounted: invocations [start, end).
+        self.mounted: list[tuple[int, int, bind_mounts.Mounts]] = []
 
     def add_script(
         self, text: str, origin: _Origin, depth: int, via: tuple[str, ...],
@@ -268,6 +279,7 @@ class _Builder:
             self._add_carried(carried, inv, origin, depth, via, remote)
         for launch in subcommands.launches(inv):
             label, inner_remote = (*via, launch.label), remote or launch.remote
+            first = len(self.invocations)
             if launch.script is not None:
                 self.add_script(launch.script, _Origin(None, span), depth + 1, label,
                                 remote=inner_remote,
@@ -275,6 +287,8 @@ class _Builder:
             elif launch.argv:
                 self.add_command(launch.argv, (), span, origin, depth, label, inner_remote,
                                  appended, (), index, None)  # fmt: skip
+            if launch.mounts is not None:
+                self.mounted.append((first, len(self.invocations), launch.mounts))
         return innermost
 
     def _add_env_commands(
@@ -400,6 +414,8 @@ def analyze(text: str, cwd: str | None = None) -> Analysis:
         # the error makes the command unparsed (never allowed).
         builder.errors.append("the command is nested too deeply to analyse")
     invocations = builder.invocations
+    if builder.mounted:
+        bind_mounts.map_scopes(invocations, builder.mounted)
     children: dict[int, list[int]] = {}
     for inv in invocations:
         if inv.parent >= 0:
