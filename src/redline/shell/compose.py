@@ -8,7 +8,7 @@ mounts the home and deletes it is judged as `docker run -v ~:/h img rm -rf
 starts nothing (compose refuses it too).
 """
 
-from redline.shell.container_lines import Container, command_text, run_line, strings
+from redline.shell.container_lines import Container, cli_words, command_text, run_line, strings
 
 COMPOSE_PROGRAMS = frozenset({"docker-compose", "podman-compose"})
 # The verbs that start containers.
@@ -20,22 +20,27 @@ _VALUED = frozenset({"-f", "--file", "-p", "--project-name", "--project-director
 
 def compose_words(values: tuple[str, ...]) -> tuple[tuple[str, ...], str, tuple[str, ...]]:
     """`(files, verb, the words after the verb)` of compose's arguments."""
-    files: list[str] = []
-    k = 0
-    while k < len(values):
-        value = values[k]
-        option, eq, attached = value.partition("=")
-        if option in _VALUED:
-            given = attached if eq else (values[k + 1] if k + 1 < len(values) else "")
-            if option in ("-f", "--file"):
-                files.append(given)
-            k += 1 if eq else 2
-            continue
-        if value.startswith("-"):
-            k += 1
-            continue
-        return tuple(files), value, values[k + 1 :]
-    return tuple(files), "", ()
+    read = cli_words(values, _VALUED, stop=True)
+    return read.files, read.operands[0] if read.operands else "", read.rest
+
+
+def compose_call(name: str, values: tuple[str, ...]) -> tuple[str, ...] | None:
+    """The arguments after `compose` (`docker compose ARGS`, `docker-compose ARGS`)."""
+    if name in COMPOSE_PROGRAMS:
+        return values
+    if name not in ("docker", "podman", "nerdctl"):
+        return None
+    for k, value in enumerate(values[:6]):
+        if value == "compose":
+            return values[k + 1 :]
+        if not value.startswith("-") and values[k - 1 : k] not in (
+            ("-H",),
+            ("-c",),
+            ("--context",),
+            ("--host",),
+        ):
+            return None
+    return None
 
 
 def run_lines(text: str, verb: str = "up", rest: tuple[str, ...] = ()) -> str:

@@ -70,6 +70,37 @@ def command_text(*values: object) -> str:
     return " ".join(t for t in texts if t)
 
 
+class CliWords(NamedTuple):
+    """A container CLI's arguments: the `-f FILE` values, the operands, and
+    (with `stop`) the words after the first operand."""
+
+    files: tuple[str, ...]
+    operands: tuple[str, ...]
+    rest: tuple[str, ...] = ()
+
+
+def cli_words(values: tuple[str, ...], valued: frozenset[str], stop: bool = False) -> CliWords:
+    """Read options that take a value (`-f X`, `--file=X`) apart from operands."""
+    files: list[str] = []
+    operands: list[str] = []
+    k = 0
+    while k < len(values):
+        value = values[k]
+        option, eq, attached = value.partition("=")
+        if option in valued:
+            given = attached if eq else (values[k + 1] if k + 1 < len(values) else "")
+            if option in ("-f", "--file"):
+                files.append(given)
+            k += 1 if eq else 2
+            continue
+        if not value.startswith("-"):
+            operands.append(value)
+            if stop:
+                return CliWords(tuple(files), tuple(operands), values[k + 1 :])
+        k += 1
+    return CliWords(tuple(files), tuple(operands))
+
+
 def strings(value: object) -> tuple[str, ...]:
     """A list of scalars as strings; anything else as nothing."""
     if isinstance(value, (list, tuple)):

@@ -152,10 +152,24 @@ def _container(inv: Invocation) -> list[Launch]:
     options = k + 1
     k = _skip_options(argv, options, _CONTAINER_VALUE_OPTS)
     inner = argv[k + 1 :]  # past the container or image
+    entrypoint = _entrypoint(argv, options, k) if verb == "run" else None
+    if entrypoint is not None:
+        inner = (entrypoint, *inner)
     if not inner:
         return []
     mounts = bind_mounts.run_mounts(argv, options, k, inv.cwd) if verb == "run" else None
     return [Launch(f"{inv.name} {verb}", argv=inner, remote=True, mounts=mounts)]
+
+
+def _entrypoint(argv: tuple[Word, ...], start: int, end: int) -> Word | None:
+    """`--entrypoint rm IMAGE -rf /h`: the program the image's arguments go to."""
+    for k in range(start, end):
+        value = argv[k].value
+        if value == "--entrypoint" and k + 1 < end:
+            return argv[k + 1] if argv[k + 1].value else None
+        if value.startswith("--entrypoint=") and len(value) > len("--entrypoint="):
+            return argv[k]._replace(value=value[len("--entrypoint=") :])
+    return None
 
 
 def _compose(inv: Invocation, values: tuple[str, ...]) -> list[Launch]:
