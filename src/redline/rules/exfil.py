@@ -256,8 +256,10 @@ def archives_secrets(inv: Invocation) -> bool:
 
 
 def _auth_header(sender: Invocation, inner: Invocation) -> bool:
-    """A token command in an auth header (`-H "Authorization: Bearer $(gcloud
-    auth print-access-token)"`): the token goes to the service it is for."""
+    """A token command used as the sender's credential, not as its data: in
+    an auth header (`-H "Authorization: Bearer $(gcloud auth
+    print-access-token)"`) or an environment variable (`GH_TOKEN=$(gh auth
+    token) gh api user`): the token goes to the service it is for."""
     if inner.name not in TOKEN_PROGRAMS or not prints_token(inner):
         return False
     argv = sender.argv
@@ -265,7 +267,7 @@ def _auth_header(sender: Invocation, inner: Invocation) -> bool:
         if word.span.start <= inner.span.start < word.span.end:
             previous = argv[k - 1].value if k else ""
             return previous in ("-H", "--header") or word.value.startswith("--header=")
-    return False
+    return True  # in no argument: an assignment before the command
 
 
 def _writes_anything(inv: Invocation) -> bool:

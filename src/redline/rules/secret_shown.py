@@ -7,6 +7,8 @@ GH_TOKEN=$(gh auth token)`) is not shown."""
 
 from __future__ import annotations
 
+import re
+
 from redline.decision import Severity
 from redline.rules.model import Rule, rule
 from redline.rules.secret_sources import (
@@ -18,6 +20,7 @@ from redline.rules.secret_sources import (
 )
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
 
 S = Severity.SENSITIVE
 
@@ -26,6 +29,9 @@ _PASS_ON = frozenset({"tee", "cat", "less", "more", "head", "tail", "base64", "j
                       "awk", "cut", "tr", "sort", "uniq", "column", "xxd", "od", "hexdump",
                       "fold", "rev", "grep", "egrep", "nl", "bat", "strings", "gpg"})  # fmt: skip
 _CLIPBOARDS = frozenset({"pbcopy", "xclip", "xsel", "wl-copy", "clip.exe", "clip"})
+# Filters that pick lines out of an environment dump (`env | grep -i token`).
+_PICKERS = frozenset({"grep", "egrep", "fgrep", "rg", "awk", "sed"})
+_SECRET_WORDS = lazy_regex(r"token|secret|passw|api_?key|credential|auth|private|aws|key", re.I)
 # Devices and sockets (`/dev/null`, `/dev/tcp/h/p`: the latter is `net.secret-exfil`'s).
 _NOT_FILES = "/dev/"
 _MAX_DEPTH = 8
@@ -72,6 +78,7 @@ def shown(inv: Invocation, analysis: Analysis, whole: bool = False, depth: int =
     if readers:
         return any(
             r.name in _CLIPBOARDS
+            or (whole and _picks_secrets(r) and shown(r, analysis, False, depth + 1))
             or (r.name == "tee" and bool(r.options.operands))
             or (r.name in _PASS_ON and shown(r, analysis, whole, depth + 1))
             for r in readers
@@ -80,6 +87,13 @@ def shown(inv: Invocation, analysis: Analysis, whole: bool = False, depth: int =
     if isinstance(holder, Invocation):
         return holder.name in PRINTERS and shown(holder, analysis, whole, depth + 1)
     return holder is None and not whole
+
+
+def _picks_secrets(reader: Invocation) -> bool:
+    """A filter whose pattern picks secret-named variables out of a dump."""
+    return reader.name in _PICKERS and any(
+        _SECRET_WORDS.search(v) for v in reader.values if not v.startswith("-")
+    )
 
 
 def _secret_shown(inv: Invocation, analysis: Analysis) -> bool:

@@ -37,7 +37,10 @@ def _words(inv: Invocation) -> list[str]:
 
 def _kube_secret(inv: Invocation) -> bool:
     words = _words(inv)
-    if not words or words[0] != "get" or len(words) < 2:
+    if "get" not in words[:3]:  # `kubectl -n prod get ...`: the namespace comes first
+        return False
+    words = words[words.index("get") :]
+    if len(words) < 2:
         return False
     kinds = words[1].lower().split(",")
     if not any(k.split("/")[0] in ("secret", "secrets") for k in kinds):
