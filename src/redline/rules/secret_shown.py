@@ -1,7 +1,7 @@
 """Secrets shown where they should not be (issue 18, family 1): a token
 command or a secret variable printed into the transcript (which the model's
-provider receives) or written into a file, and the whole environment
-written into a file. A secret handed straight to the program that needs it
+provider receives) or the clipboard, and the whole environment written into
+a file or filtered for secret names. A secret handed straight to the program that needs it
 (`gh auth token | docker login --password-stdin`, `export
 GH_TOKEN=$(gh auth token)`) is not shown."""
 
@@ -66,12 +66,12 @@ def captured_by(inv: Invocation, analysis: Analysis) -> Invocation | bool | None
 
 
 def shown(inv: Invocation, analysis: Analysis, whole: bool = False, depth: int = 0) -> bool:
-    """Its output reaches the transcript or a file. With `whole` (an
-    environment dump), only a file or the clipboard counts."""
-    if writes_file(inv):
-        return True
+    """Its output reaches the transcript (or the clipboard). With `whole` (an
+    environment dump), only a file, the clipboard or a filter picking secret
+    names counts. One secret written into a file is its consumer's
+    configuration: that counts when the file is committed (`secret.into-git`)."""
     if any(r.writes and r.fd in (None, 1) for r in inv.redirects):
-        return False  # `> /dev/null`
+        return whole and bool(writes_file(inv))  # `> /dev/null`, `> .npmrc`
     if depth > _MAX_DEPTH:
         return False
     readers = consumers(inv, analysis)
@@ -107,8 +107,8 @@ SECRET_SHOWN_RULES: tuple[Rule, ...] = (
         "secret.shown",
         "secret",
         S,
-        "show a secret: a token command or a secret variable printed into the transcript or a "
-        "file, or the whole environment written into a file",
+        "show a secret: a token command or a secret variable printed into the transcript, or "
+        "the whole environment written into a file or filtered for secrets",
         "hand the secret straight to the program that needs it (`--password-stdin`, an "
         "environment variable) instead of printing it",
         programs=(*TOKEN_PROGRAMS, *PRINTERS, *DUMPERS),
@@ -136,6 +136,7 @@ SECRET_SHOWN_RULES: tuple[Rule, ...] = (
             "kubectl get secrets",
             "aws configure get region",
             "gh auth token > /dev/null",
+            'echo "$NPM_TOKEN" > .npmrc',
         ),
     ),
 )
