@@ -159,7 +159,9 @@ def test_dynamic_command_word_stays_unknown() -> None:
     ("command", "inner", "remote"),
     [
         ("docker exec -it db psql -c 'drop table x'", ("psql", "-c", "drop table x"), True),
-        ("docker run --rm -v /:/h alpine rm -rf /h", ("rm", "-rf", "/h"), True),
+        ("docker run --rm alpine rm -rf /h", ("rm", "-rf", "/h"), True),
+        # a bind mount: what runs inside on the mount is what it does on the host
+        ("docker run --rm -v /:/h alpine rm -rf /h", ("rm", "-rf", "/"), False),
         ("podman container exec c ls", ("ls",), True),
         ("kubectl exec -it pod -c app -- rm -rf /data", ("rm", "-rf", "/data"), True),
         ("tmux new -d 'rm -rf src'", ("rm", "-rf", "src"), False),

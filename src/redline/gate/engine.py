@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from redline.decision import Decision, RuleHit, Severity, Verdict
 from redline.fasttuple import NamedTuple
-from redline.gate import script_rules, service_contact, shape
+from redline.gate import files_read, script_rules, service_contact, shape
 from redline.gate.actions import Action, ActionKind, ToolCall
 from redline.gate.context import CallContext
 from redline.gate.effects import Facts, Subject, collect
@@ -111,8 +111,9 @@ def evaluate(
             return _deny(refusal, ctx)
     resolved = resolve_paths(action) if action.is_file_tool else ()
     facts = collect(action, resolved, guard.places.home)
-    if facts.analysis is not None:  # scripts it runs from disk, read (issue #13)
+    if facts.analysis is not None:  # scripts it runs, compose files, Dockerfiles: read from disk
         facts.hits += script_rules.disk_hits(guard, facts.analysis)
+        facts.hits = files_read.with_file_hits(facts.hits, facts.analysis, guard)
     never = _never_run(action, resolved, facts, guard)
     if never:
         # Only the never-run hits: nothing else the call does can matter.

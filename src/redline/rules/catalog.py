@@ -40,6 +40,8 @@ FAMILIES: tuple[tuple[str, str], ...] = (
     ("carried_args", "CARRIED_ARG_RULES"),
     ("http_writes", "HTTP_RULES"), ("forges", "FORGE_RULES"),
     ("infra", "INFRA_RULES"), ("process_control", "PROCESS_CONTROL_RULES"),
+    ("secret_shown", "SECRET_SHOWN_RULES"), ("passwords", "PASSWORD_RULES"),
+    ("secret_copies", "SECRET_COPY_RULES"), ("home_servers", "HOME_SERVER_RULES"),
 )  # fmt: skip
 _ORDER = {module: n for n, (module, _) in enumerate(FAMILIES)}
 

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from redline.decision import Span
 from redline.rules import argv
 from redline.rules.code import code_text
+from redline.rules.secret_sources import TOKEN_PROGRAMS, prints_token
 from redline.rules.secrets import canonical, is_secret
 from redline.rules.senders import SENDERS, args_from_stdin, socket_redirect
 from redline.shell import paths
@@ -129,11 +130,13 @@ class _Trace:
             name == "gpg" and any(v.startswith("--export-secret") for v in values)
         ):
             return True
+        if name in TOKEN_PROGRAMS and prints_token(inv):
+            return True
         if name == "openssl" and (inv.subcommand() in _OPENSSL_NO_SECRET or "-pubout" in values):
             return False
         if name in ("echo", "printf") and any(_SECRET_VARIABLE.search(w.raw) for w in inv.argv[1:]):
             return True
-        if name in _ARCHIVERS and _archives_secrets(inv):
+        if name in _ARCHIVERS and archives_secrets(inv):
             return True
         if name not in _NOT_CONTENT and not inv.remote:
             if any(self.names_secret(w.value, inv, w.raw) for w in inv.argv[1:]):
@@ -190,7 +193,11 @@ class _Trace:
             return True
         if (sent.stdin or args_from_stdin(inv)) and self.stdin(inv):
             return True
-        return any(self.emits(x) for x in self.inner.get(inv.index, ()) if x.parent == inv.index)
+        return any(
+            self.emits(x) and not _auth_header(inv, x)
+            for x in self.inner.get(inv.index, ())
+            if x.parent == inv.index
+        )
 
     def taint(self, inv: Invocation) -> None:
         """Remember the files this invocation writes a secret into."""
@@ -210,7 +217,7 @@ class _Trace:
             elif inv.name == "dd":
                 written += [v[3:] for v in inv.values if v.startswith("of=")]
             elif inv.name == "tar":
-                written += _tar_file(inv.values)
+                written += tar_file(inv.values)
             elif inv.name in ("zip", "7z", "7za") and operands:
                 written += operands[:1] if inv.name == "zip" else operands[1:2]
         for value in written:
@@ -232,7 +239,7 @@ def _holds_secrets(path: str | None) -> bool:
     )
 
 
-def _archives_secrets(inv: Invocation) -> bool:
+def archives_secrets(inv: Invocation) -> bool:
     """An archiver packing a secret, or a tree that holds them (`tar czf - ~`,
     `cd ~ && tar czf - .`, `tar -C ~ -czf - .ssh`, `zip -r - ~`)."""
     if inv.name == "zip" and not inv.has_flag("r", ("recurse-paths",)):
@@ -248,13 +255,28 @@ def _archives_secrets(inv: Invocation) -> bool:
     return False
 
 
+def _auth_header(sender: Invocation, inner: Invocation) -> bool:
+    """A token command used as the sender's credential, not as its data: in
+    an auth header (`-H "Authorization: Bearer $(gcloud auth
+    print-access-token)"`) or an environment variable (`GH_TOKEN=$(gh auth
+    token) gh api user`): the token goes to the service it is for."""
+    if inner.name not in TOKEN_PROGRAMS or not prints_token(inner):
+        return False
+    argv = sender.argv
+    for k, word in enumerate(argv):
+        if word.span.start <= inner.span.start < word.span.end:
+            previous = argv[k - 1].value if k else ""
+            return previous in ("-H", "--header") or word.value.startswith("--header=")
+    return True  # in no argument: an assignment before the command
+
+
 def _writes_anything(inv: Invocation) -> bool:
     return inv.name in ("tee", "dd", "tar", "zip", "7z", "7za") or any(
         r.writes for r in inv.redirects
     )
 
 
-def _tar_file(values: tuple[str, ...]) -> tuple[str, ...]:
+def tar_file(values: tuple[str, ...]) -> tuple[str, ...]:
     """The archive `tar` writes: `tar czf A`, `tar -czf A`, `tar --file=A`."""
     if values and not values[0].startswith("-") and "f" in values[0]:
         return values[1:2]

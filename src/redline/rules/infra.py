@@ -113,25 +113,38 @@ def _host_dir(source: str) -> bool:
     return source in _HOST_DIRS or paths.is_home_dir(source)
 
 
-def _privileged_container(inv: Invocation, analysis: Analysis) -> bool:
+def _run_args(inv: Invocation) -> argv.Args | None:
+    """The options of `docker run`/`create` (after global options), if it is one."""
     top = argv.parse(inv.values, "Hc", ("host", "context", "config", "log-level"),
                      stop_at_operand=True).rest  # fmt: skip
     if top[:1] == ("container",):
         top = top[1:]
     if top[:1] not in (("run",), ("create",)):
+        return None
+    return argv.parse(top[1:], *_RUN_VALUES, stop_at_operand=True)
+
+
+def _privileged_container(inv: Invocation, analysis: Analysis) -> bool:
+    args = _run_args(inv)
+    if args is None:
         return False
-    args = argv.parse(top[1:], *_RUN_VALUES, stop_at_operand=True)
     privileged = args.has("--privileged") and all(
         v.lower() != "false" for v in args.value("--privileged")
     )
     caps = {c.upper().removeprefix("CAP_") for c in args.value("--cap-add")}
+    # the host's processes: seen, signalled, entered (`nsenter -t 1`)
     host = args.value("--pid") == ("host",) or "host" in args.value("--userns")
     return (
         privileged
         or bool(caps & {"ALL", "SYS_ADMIN"})
-        or (host and args.has("--privileged"))
+        or host
         or any(_host_dir(s) for s in _mount_sources(args))
     )
+
+
+def _host_network(inv: Invocation, analysis: Analysis) -> bool:
+    args = _run_args(inv)
+    return args is not None and "host" in args.value("--network", "--net")
 
 
 INFRA_RULES: tuple[Rule, ...] = (
@@ -225,6 +238,7 @@ INFRA_RULES: tuple[Rule, ...] = (
             "docker container create --volume=/var/run/docker.sock:/s img",
             "sudo docker -H unix:///x run -v /etc:/e:ro img",
             "docker run -v ~/:/h alpine sh",
+            "docker run --pid=host alpine top",
         ),
         must_not_match=(
             "docker run --rm alpine echo hi",
@@ -234,6 +248,29 @@ INFRA_RULES: tuple[Rule, ...] = (
             "docker run img ls -v /:/x",
             "docker ps --privileged",
             "echo docker run --privileged img",
+        ),
+    ),
+    rule(
+        "container.host-network",
+        "container",
+        D,
+        "a container on the host's network (`--net=host`): it reaches every port this machine "
+        "listens on, the approval service's included",
+        "publish the ports the container needs (`-p 8080:80`) on its own network",
+        programs=_DOCKERS,
+        test=_host_network,
+        must_match=(
+            "docker run --net=host alpine sh",
+            "docker run --network host nginx",
+            "podman run --net host alpine wget -qO- http://127.0.0.1:8765/",
+            "docker create --network=host redis",
+        ),
+        must_not_match=(
+            "docker run -p 8080:80 nginx",
+            "docker run --network mynet alpine ping db",
+            "docker network inspect host",
+            "docker run alpine ping host",
+            "echo docker run --net=host img",
         ),
     ),
 )

@@ -13,6 +13,7 @@ from redline.decision import Span
 from redline.fasttuple import NamedTuple
 from redline.shell import (
     aliases,
+    bind_mounts,
     builtin_code,
     carriers,
     cwd_words,
@@ -117,6 +118,8 @@ class _Builder:
         self.aliases: dict[str, str] = {}
         self.bodies: dict[str, str] = {}  # function name -> its body
         self.written: written.Written = {}  # files this command writes, with their text
+        # What containers run with host paths mounted: invocations [start, end).
+        self.mounted: list[tuple[int, int, bind_mounts.Mounts]] = []
 
     def add_script(
         self, text: str, origin: _Origin, depth: int, via: tuple[str, ...],
@@ -288,6 +291,7 @@ class _Builder:
             self._add_carried(carried, inv, origin, depth, via, remote)
         for launch in subcommands.launches(inv):
             label, inner_remote = (*via, launch.label), remote or launch.remote
+            first = len(self.invocations)
             if launch.script is not None:
                 self.add_script(launch.script, _Origin(None, span), depth + 1, label,
                                 remote=inner_remote,
@@ -295,6 +299,8 @@ class _Builder:
             elif launch.argv:
                 self.add_command(launch.argv, (), span, origin, depth, label, inner_remote,
                                  appended, (), index, None)  # fmt: skip
+            if launch.mounts is not None:
+                self.mounted.append((first, len(self.invocations), launch.mounts))
         return innermost
 
     def _add_env_commands(
@@ -420,6 +426,8 @@ def analyze(text: str, cwd: str | None = None) -> Analysis:
         # the error makes the command unparsed (never allowed).
         builder.errors.append("the command is nested too deeply to analyse")
     invocations = builder.invocations
+    if builder.mounted:
+        bind_mounts.map_scopes(invocations, builder.mounted)
     children: dict[int, list[int]] = {}
     for inv in invocations:
         if inv.parent >= 0:

@@ -6,7 +6,7 @@ cmd`, `git rebase --exec 'cmd'`, `git -c alias.x='!cmd'`, `env -S 'cmd'`,
 """
 
 from redline.fasttuple import NamedTuple
-from redline.shell import embedded, run_carriers, runners
+from redline.shell import bind_mounts, compose, embedded, kube_pods, run_carriers, runners
 from redline.shell.carriers import VALUE_FLAGS, interpreter_family
 from redline.shell.invocation import Invocation
 from redline.shell.model import Word
@@ -19,6 +19,8 @@ class Launch(NamedTuple):
     script: str | None = None
     # Runs somewhere else: a container, a pod.
     remote: bool = False
+    # The host paths a container sees (`docker run -v ~:/h`).
+    mounts: bind_mounts.Mounts | None = None
 
 
 _CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl"})
@@ -109,6 +111,8 @@ def _launches(inv: Invocation) -> list[Launch]:
         return _container(inv)
     if name == "kubectl":
         return _kubectl(inv)
+    if name in compose.COMPOSE_PROGRAMS:
+        return _compose(inv, inv.values)
     if name == "tmux":
         return _tmux(inv)
     if name == "screen":
@@ -136,19 +140,81 @@ def _container(inv: Invocation) -> list[Launch]:
     verb = argv[k].value
     if verb == "container" and k + 1 < len(argv):
         k, verb = k + 1, argv[k + 1].value
+    if verb == "compose":
+        return _compose(inv, tuple(w.value for w in argv[k + 1 :]))
     if verb not in ("exec", "run"):
         return []
-    k = _skip_options(argv, k + 1, _CONTAINER_VALUE_OPTS)
+    options = k + 1
+    k = _skip_options(argv, options, _CONTAINER_VALUE_OPTS)
     inner = argv[k + 1 :]  # past the container or image
-    return [Launch(f"{inv.name} {verb}", argv=inner, remote=True)] if inner else []
+    entrypoint = _entrypoint(argv, options, k) if verb == "run" else None
+    if entrypoint is not None:
+        inner = (entrypoint, *inner)
+    if not inner:
+        return []
+    mounts = bind_mounts.run_mounts(argv, options, k, inv.cwd) if verb == "run" else None
+    return [Launch(f"{inv.name} {verb}", argv=inner, remote=True, mounts=mounts)]
+
+
+def _entrypoint(argv: tuple[Word, ...], start: int, end: int) -> Word | None:
+    """`--entrypoint rm IMAGE -rf /h`: the program the image's arguments go to."""
+    for k in range(start, end):
+        value = argv[k].value
+        if value == "--entrypoint" and k + 1 < end:
+            return argv[k + 1] if argv[k + 1].value else None
+        if value.startswith("--entrypoint=") and len(value) > len("--entrypoint="):
+            return argv[k]._replace(value=value[len("--entrypoint=") :])
+    return None
+
+
+def _compose(inv: Invocation, values: tuple[str, ...]) -> list[Launch]:
+    """`docker compose -f - up <<EOF`: the services of the text it reads."""
+    files, verb, rest = compose.compose_words(values)
+    if verb not in compose.STARTS or not inv.stdin_text:
+        return []
+    if not set(files) & {"-", "/dev/stdin"}:
+        return []
+    lines = compose.run_lines(inv.stdin_text, verb, rest)
+    return [Launch(f"{inv.name} compose", script=lines)] if lines else []
 
 
 def _kubectl(inv: Invocation) -> list[Launch]:
     values = [w.value for w in inv.argv]
+    pods = _kubectl_pods(inv, values)
+    if pods:
+        return [Launch("kubectl pod", script=pods)]
     if "exec" not in values or "--" not in values:
         return []
     inner = inv.argv[values.index("--") + 1 :]
     return [Launch("kubectl exec", argv=inner, remote=True)] if inner else []
+
+
+def _kubectl_pods(inv: Invocation, values: list[str]) -> str:
+    """The pods `kubectl run --overrides=JSON` or `kubectl apply -f -` starts."""
+    verbs = [v for v in values[1:3] if not v.startswith("-")]
+    if verbs[:1] == ["run"]:
+        end = values.index("--") if "--" in values else len(values)
+        given = dict(_option_values(values[:end], ("--image", "--overrides")))
+        if "--overrides" not in given:
+            return ""
+        command = tuple(values[end + 1 :])
+        return kube_pods.overrides_lines(given["--overrides"], given.get("--image", ""), command)
+    if verbs[:1] in (["apply"], ["create"], ["replace"]) and inv.stdin_text:
+        files = [v for _, v in _option_values(values, ("-f", "--filename"))]
+        if set(files) & {"-", "/dev/stdin"}:
+            return kube_pods.manifest_lines(inv.stdin_text)
+    return ""
+
+
+def _option_values(values: list[str], names: tuple[str, ...]) -> list[tuple[str, str]]:
+    """`--name=VALUE` and `--name VALUE` for the given names."""
+    found = []
+    for k, value in enumerate(values):
+        option, eq, attached = value.partition("=")
+        if option in names:
+            given = attached if eq else (values[k + 1] if k + 1 < len(values) else "")
+            found.append((option, given))
+    return found
 
 
 def _tmux(inv: Invocation) -> list[Launch]:
