@@ -12,7 +12,7 @@ from collections.abc import Callable
 from redline.decision import Decision, RuleHit, Severity, Verdict
 from redline.fasttuple import NamedTuple
 from redline.gate import service_contact, shape
-from redline.gate.actions import Action, ActionKind, ToolCall
+from redline.gate.actions import WRITE_KINDS, Action, ActionKind, ToolCall
 from redline.gate.context import CallContext
 from redline.gate.effects import Facts, Subject, collect
 from redline.gate.memory import RejectionMemory, canonical_rule, fingerprint
@@ -113,6 +113,11 @@ def evaluate(
             return _deny(refusal, ctx)
     resolved = resolve_paths(action) if action.is_file_tool else ()
     facts = collect(action, resolved, guard.places.home)
+    if action.kind in WRITE_KINDS:  # a file that runs later: judged by what it will run
+        from redline.gate import later_writes
+
+        later = later_writes.hits(call.args, action, resolved, guard.world, guard.places.home)
+        facts.hits = (*facts.hits, *later) if later else facts.hits
     never = _never_run(action, resolved, facts, guard)
     if never:
         # Only the never-run hits: nothing else the call does can matter.
