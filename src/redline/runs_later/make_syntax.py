@@ -88,20 +88,30 @@ def _expand(text: str, variables: dict[str, str], found: list[str], depth: int =
     word), `$(VAR)` by its value. Unknown references become a word."""
     if "$" not in text:
         return text
-    text = _AUTOMATIC.sub("target", text.replace("$$", "\0"))
+    text = text.replace("$$", "\0")
+    if "$" in text:
+        text = _AUTOMATIC.sub("target", text)
     out: list[str] = []
     i, n = 0, len(text)
     while i < n:
-        char = text[i]
-        if char != "$" or i + 1 >= n or text[i + 1] not in "({":
-            out.append(char)
-            i += 1
-            continue
-        close = _matching(text, i + 1)
-        inner = text[i + 2 : close] if close > 0 else text[i + 2 :]
+        at = _next_reference(text, i)
+        if at < 0:
+            out.append(text[i:])
+            break
+        out.append(text[i:at])
+        close = _matching(text, at + 1)
+        inner = text[at + 2 : close] if close > 0 else text[at + 2 :]
         i = close + 1 if close > 0 else n
         out.append(_reference(inner, variables, found, depth))
     return "".join(out).replace("\0", "$")
+
+
+def _next_reference(text: str, start: int) -> int:
+    """Where the next `$(` or `${` starts, or -1."""
+    paren, brace = text.find("$(", start), text.find("${", start)
+    if paren < 0 or (0 <= brace < paren):
+        return brace
+    return paren
 
 
 def _reference(inner: str, variables: dict[str, str], found: list[str], depth: int) -> str:

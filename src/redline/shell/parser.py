@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from redline.decision import Span
-from redline.shell import backticks, fastpath, lexer, positionals
+from redline.shell import backticks, fastpath, lexer, positionals, pure
 from redline.shell.compound import CompoundParser
 from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCommand, Word
 from redline.shell.words import WordScanner
@@ -381,7 +381,7 @@ class Parser(CompoundParser, WordScanner):
             name, _, value = word.value.partition("=")
             if name.endswith("+") or "[" in name:
                 self.vars.pop(name.rstrip("+").split("[")[0], None)
-            elif DYNAMIC in value:
+            elif DYNAMIC in value and not pure.only_marks(value):
                 self.vars.pop(name, None)
             else:
                 self.vars[name] = value

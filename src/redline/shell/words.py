@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 
 from redline.decision import Span
-from redline.shell import lexer
+from redline.shell import lexer, pure
 from redline.shell.model import DYNAMIC, Word
 
 TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
@@ -190,7 +190,7 @@ class WordScanner:
             self.errors.append(f"unterminated backtick at offset {self.i}")
             j = n
         self._sub_parse(src[self.i + 1 : j], self.i + 1)
-        b.add(DYNAMIC)
+        b.add(pure.marker(src[self.i + 1 : j]) if "\\" not in src[self.i + 1 : j] else DYNAMIC)
         self.i = j + 1
 
     def _process_substitution(self, b: _Builder) -> None:
@@ -235,9 +235,11 @@ class WordScanner:
             self.i = min(end + 2, self.n)
         elif nxt == "(":
             self.i += 2
+            start = self.i
             self.parse_list(closer=")")
+            inner = src[start : self.i]
             self._close_paren("command substitution")
-            b.add(DYNAMIC)
+            b.add(pure.marker(inner))  # `$(pwd)`: known once the `cd`s before it are
         elif nxt == "{":
             close = lexer.matching_close(src, self.i + 1, "{", "}")
             end = self.n if close == -1 else close
@@ -276,6 +278,9 @@ class WordScanner:
             self._positionals(b, split=name == "@" or not in_dq)
             return
         known = self.vars.get(name)
+        if known is None and name == "PWD" and not rest:
+            b.add(pure.here_marker())
+            return
         if not rest:
             ifs = self.vars.get("IFS")
             if ifs and known and not in_dq:  # `IFS=,; x=rm,-rf,/; $x` splits at commas
