@@ -1,7 +1,10 @@
-"""Corpus cases pin the exact verdict and the exact rule ids of each call."""
+"""Corpus cases pin the exact verdict and the exact rule ids of each call.
+A case with `guard: true` is judged with the gate's never-run checks too (the
+owner's home is `/home/me`)."""
 
 from __future__ import annotations
 
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +12,8 @@ import pytest
 import yaml
 
 from redline.command import check_command
+from redline.gate.never_run import Guard
+from redline.gate.protected import Places
 
 HERE = Path(__file__).parent
 
@@ -21,9 +26,15 @@ def _cases() -> list[Any]:
     return params
 
 
+@cache
+def _guard() -> Guard:
+    return Guard.build(Places(home="/home/me"))
+
+
 @pytest.mark.parametrize("case", _cases())
 def test_corpus_case(case: dict[str, Any]) -> None:
-    decision = check_command(case["command"], cwd=case.get("cwd"))
+    guard = _guard() if case.get("guard") else None
+    decision = check_command(case["command"], cwd=case.get("cwd"), guard=guard)
     assert (str(decision.verdict), sorted(set(decision.rule_ids))) == (
         case["verdict"],
         sorted(case["rules"]),

@@ -46,6 +46,8 @@ _CONFIG_COMMANDS = frozenset({"config", "settings"})
 _CONFIG_VERBS = frozenset({"set", "unset", "add", "remove", "rm", "edit", "reset", "delete"})
 _INSTALL_VERBS = frozenset({"install", "add", "enable", "link", "update", "new", "marketplace",
                             "trust", "approve", "allow"})  # fmt: skip
+# Verbs that turn a plugin or hook off: the gate may be one (Hermes loads it as a plugin).
+_REMOVE_VERBS = frozenset({"disable", "remove", "uninstall", "rm", "delete", "unlink", "off"})
 # Package managers, and the verbs that change what is installed.
 PACKAGERS = frozenset({"pip", "pip3", "pipx", "uv", "conda", "mamba", "poetry", "pdm"})
 _PACKAGE_VERBS = frozenset({"install", "uninstall", "remove", "reinstall", "upgrade", "add",
@@ -86,11 +88,16 @@ def leaves_gate_out(inv: Invocation, text: str) -> str | None:
     installer = bool(operands) and operands[0] in _INSTALLERS.get(name, ())
     if installer and set(operands[1:3]) & _INSTALL_VERBS:
         return f"`{name} {' '.join(operands[:2])}` installs what may carry hooks"
+    if installer and set(operands[1:2]) & _REMOVE_VERBS:
+        return f"`{name} {' '.join(operands[:2])}` turns off a plugin or hook (the gate may be one)"
     if operands[:1] and operands[0] in _CONFIG_COMMANDS and set(operands[1:2]) & _CONFIG_VERBS:
         return f"`{name} {' '.join(operands[:2])}` changes the agent's own settings"
     for option in _SETTINGS_OPTIONS.get(name, ()):
-        for value in values:
+        for k, value in enumerate(values):
             if value == option or value.startswith(option + "="):
+                given = value.partition("=")[2] if "=" in value else "".join(values[k + 1 : k + 2])
+                if option == "--setting-sources" and "user" in given.split(","):
+                    continue  # the user's settings, where the owner's hooks are, still load
                 return f"`{name} {option}` chooses the settings it loads hooks from"
     if name == "codex":
         for k, value in enumerate(values):

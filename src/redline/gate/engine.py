@@ -12,7 +12,7 @@ from collections.abc import Callable
 from redline.decision import Decision, RuleHit, Severity, Verdict
 from redline.fasttuple import NamedTuple
 from redline.gate import files_read, script_rules, service_contact, shape
-from redline.gate.actions import Action, ActionKind, ToolCall
+from redline.gate.actions import WRITE_KINDS, Action, ActionKind, ToolCall
 from redline.gate.context import CallContext
 from redline.gate.effects import Facts, Subject, collect
 from redline.gate.memory import RejectionMemory, canonical_rule, fingerprint
@@ -114,6 +114,11 @@ def evaluate(
     if facts.analysis is not None:  # scripts it runs, compose files, Dockerfiles: read from disk
         facts.hits += script_rules.disk_hits(guard, facts.analysis)
         facts.hits = files_read.with_file_hits(facts.hits, facts.analysis, guard)
+    if action.kind in WRITE_KINDS:  # a file that runs later: judged by what it will run
+        from redline.gate import later_writes
+
+        later = later_writes.hits(call.args, action, resolved, guard.world, guard.places.home)
+        facts.hits = (*facts.hits, *later) if later else facts.hits
     never = _never_run(action, resolved, facts, guard)
     if never:
         # Only the never-run hits: nothing else the call does can matter.

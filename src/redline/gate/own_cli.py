@@ -87,6 +87,19 @@ def may_be_redline(name: str) -> bool:
     return not name or "redline" in name or name.startswith(("python", "pypy"))
 
 
+class _Lowered:
+    """The last command line lowered: one per line, not one per computed program in it."""
+
+    text: str | None = None
+    lowered = ""
+
+
+def _lowered(text: str) -> str:
+    if _Lowered.text is not text:
+        _Lowered.text, _Lowered.lowered = text, text.lower()
+    return _Lowered.lowered
+
+
 def redline_args(inv: Invocation, text: str = "") -> tuple[str, ...] | None:
     """The arguments given to redline's command line, when `inv` runs it.
     `text` is the whole command line `inv` is part of."""
@@ -105,7 +118,7 @@ def redline_args(inv: Invocation, text: str = "") -> tuple[str, ...] | None:
             return values
         # A computed program in a command line that spells redline and a verb
         # that answers or changes the gate (`a=(redline approve 1); "${a[@]}"`).
-        lowered = text.lower()
+        lowered = _lowered(text)
         if "redline" in lowered:
             verbs = ANSWERS | CHANGES | STARTS
             spelled = sorted(w for w in _WORDS.findall(lowered) if w in verbs - {"log", "policy"})

@@ -77,11 +77,26 @@ def made_links(analysis: Analysis, before: int) -> dict[str, str]:
     return links
 
 
+class _FirstLink:
+    """The index of the analysis's first `ln`, found once per analysis (not
+    once per invocation: a makefile's recipes are thousands of them)."""
+
+    analysis: Analysis | None = None
+    index: int | None = None
+
+
+def _first_link(analysis: Analysis) -> int | None:
+    if _FirstLink.analysis is not analysis:
+        _FirstLink.index = next((i.index for i in analysis.invocations if i.name == "ln"), None)
+        _FirstLink.analysis = analysis
+    return _FirstLink.index
+
+
 def link_fixer(analysis: Analysis, inv: Invocation) -> Callable[[str, str | None], str]:
     """A function giving a path word of `inv` with the links made earlier
     in the command followed (identity when it makes none)."""
-    earlier = analysis.invocations[: inv.index]
-    links = made_links(analysis, inv.index) if any(i.name == "ln" for i in earlier) else {}
+    first = _first_link(analysis)
+    links = made_links(analysis, inv.index) if first is not None and first < inv.index else {}
 
     def fix(value: str, cwd: str | None) -> str:
         if not links:

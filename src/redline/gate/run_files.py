@@ -78,13 +78,27 @@ def run_files(inv: Invocation, cwd: str | None) -> list[RunFile]:
 def env_files(text: str, cwd: str | None) -> list[RunFile]:
     """`BASH_ENV=F bash ...`, `ENV=F sh -i`, `PYTHONSTARTUP=F python -i`:
     the file the started program runs first."""
-    if "ENV=" not in text and "STARTUP=" not in text:
+    if not _names_env(text):
         return []
     found: list[RunFile] = []
     for match in _ENV_FILE.finditer(text):
         language = "python" if match.group(1) == "PYTHONSTARTUP" else "shell"
         found += _at(match.group(2).strip("\"'"), cwd, language)
     return found
+
+
+class _EnvSeen:
+    """The last command line tested and the answer: one test per line, not
+    one per program in it (a makefile's recipes run hundreds of them)."""
+
+    text: str | None = None
+    found = False
+
+
+def _names_env(text: str) -> bool:
+    if _EnvSeen.text is not text:
+        _EnvSeen.text, _EnvSeen.found = text, "ENV=" in text or "STARTUP=" in text
+    return _EnvSeen.found
 
 
 def _at(value: str, cwd: str | None, language: str) -> list[RunFile]:

@@ -62,7 +62,10 @@ def content_hits(
     if makefile or notebook or is_shell_text(text, path):
         shell = text
         if makefile or notebook:
-            shell = script_files.recipes(text) if makefile else script_files.notebook_shell(text)
+            just = makefile and lowered.rsplit("/", 1)[-1] in ("justfile", ".justfile")
+            shell = (
+                script_files.recipes(text, just) if makefile else script_files.notebook_shell(text)
+            )
         for found in guard.shell_hits(analyze(shell[: script_files.MAX_SCRIPT]), depth + 1):
             yield inside(found, path, span)
             return
@@ -189,7 +192,7 @@ def may_run_tool_files(inv: Invocation, text: str) -> bool:
     return (
         run_files.may_run_files(inv)
         or inv.name in ("npm", "yarn", "pnpm", "bun")
-        or (("ENV=" in text or "STARTUP=" in text) and inv.name in SHELLS)
+        or (inv.name in SHELLS and ("ENV=" in text or "STARTUP=" in text))
     )
 
 
@@ -296,7 +299,8 @@ def _make_hits(
             text = None if path is None else guard.world.read_script(path)
         if not text:
             continue
-        for found in guard.shell_hits(analyze(script_files.recipes(text), inv.cwd), depth + 1):
+        recipes = script_files.recipes(text, inv.name == "just")
+        for found in guard.shell_hits(analyze(recipes, inv.cwd), depth + 1):
             yield inside(found, name, span)
             return
 

@@ -20,6 +20,7 @@ from redline.shell import (
     fastpath,
     find,
     paths,
+    pure,
     subcommands,
 )  # fmt: skip
 from redline.shell import written_scripts as written
@@ -149,6 +150,7 @@ class _Builder:
         # `sudo kill $(pgrep x)` belongs to `kill`, not to `sudo`.
         innermost: list[int] = []
         mapped = origin.offset != 0
+        marked = pure.may_mark(text)
         for cmd in script.commands:
             first_of.append(len(self.invocations))
             if len(self.invocations) > MAX_INVOCATIONS:
@@ -156,6 +158,8 @@ class _Builder:
                 return
             if mapped:
                 cmd = origin.map_command(cmd)
+            if marked:  # `$(pwd)`, `$(dirname "$PWD")`: their values, where this runs
+                cmd = pure.resolve_command(cmd, self.cwd)
             upstream = self._upstream(script, cmd, first_of)
             stdin = self._stdin(script, cmd, first_of)
             if cmd.parent >= 0:
@@ -168,12 +172,15 @@ class _Builder:
                     upstream = upstream or context.upstream
                     stdin = context.stdin if stdin is None else stdin
             self.background = cmd.background or context.background
+            before = (self.cwd, self.oldcwd)
             innermost.append(
                 self.add_command(
                     cmd.words, cmd.redirects, origin.map(cmd.span), origin, depth, via, remote,
                     appended=False, upstream=upstream, parent=parent, stdin=stdin,
                 )
             )  # fmt: skip
+            if cmd.parent >= 0:  # a `cd` inside `$( )` stays in its subshell
+                self.cwd, self.oldcwd = before
             if cmd.assignments:  # `GIT_SSH_COMMAND=CMD git fetch`: CMD runs too
                 self._add_env_commands(cmd.assignments, innermost[-1], depth, via, remote)
 

@@ -11,7 +11,7 @@ the command itself runs as it sets them (`let x` with `x='a[$(cmd)]'`,
 
 from __future__ import annotations
 
-from redline.shell import arith, parameters, positionals
+from redline.shell import arith, parameters, positionals, pure
 from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC, Redirect, Word
 from redline.shell.parameters import ALL, NAMEREF, SEP
@@ -95,7 +95,7 @@ def assign(table: dict[str, str], text: str, array: tuple[str, ...] | None = Non
     if append:
         old_value = table.get(base)
         value = DYNAMIC if old_value is None else old_value + value
-    if DYNAMIC in value:
+    if DYNAMIC in value and not pure.only_marks(value):  # `ROOT=$(pwd)` is kept (`pure`)
         _forget(table, base)
         return
     table[base] = value

@@ -12,7 +12,7 @@ from __future__ import annotations
 import itertools
 
 from redline.decision import Span
-from redline.shell import lexer, parameters, substitution, variables
+from redline.shell import lexer, parameters, pure, substitution, variables
 from redline.shell.model import DYNAMIC, Word
 
 TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
@@ -203,7 +203,8 @@ class WordScanner:
             self.errors.append(f"unterminated backtick at offset {self.i}")
             j = n
         self._sub_parse(src[self.i + 1 : j], self.i + 1)
-        self._substituted(b, first, in_dq)
+        inner = src[self.i + 1 : j]
+        self._substituted(b, first, in_dq, None if "\\" in inner else inner)
         self.i = j + 1
 
     def _process_substitution(self, b: _Builder) -> None:
@@ -253,9 +254,11 @@ class WordScanner:
         elif nxt == "(":
             first = self.command_count()
             self.i += 2
+            start = self.i
             self.parse_list(closer=")")
+            inner = src[start : self.i]
             self._close_paren("command substitution")
-            self._substituted(b, first, in_dq)
+            self._substituted(b, first, in_dq, inner)
         elif nxt == "{":
             close = lexer.matching_close(src, self.i + 1, "{", "}")
             end = self.n if close == -1 else close
@@ -299,6 +302,9 @@ class WordScanner:
                 self._expanded(b, found, in_dq)
                 return
         known = parameters.lookup(self.vars, name)
+        if known is None and name == "PWD" and not rest:
+            b.add(pure.here_marker())
+            return
         if not rest:
             ifs = self.vars.get("IFS")
             if ifs and known and not in_dq:  # `IFS=,; x=rm,-rf,/; $x` splits at commas
@@ -330,11 +336,13 @@ class WordScanner:
         """The commands of the substitution that began at command `first`."""
         return [c for c in self.cmds[first:] if c.parent == self.current_cmd]
 
-    def _substituted(self, b: _Builder, first: int, in_dq: bool) -> None:
-        """The value of `$( )` or backticks: its output, when static."""
+    def _substituted(self, b: _Builder, first: int, in_dq: bool, inner: str | None = None) -> None:
+        """The value of `$( )` or backticks: its output, when static; else a
+        mark the analysis evaluates once it knows the working directory
+        (`pure`: `$(pwd)`, `$(dirname "$PWD")`), else computed at run time."""
         text = substitution.output(self._stages(first))
         if text is None or DYNAMIC in text:
-            b.add(DYNAMIC)
+            b.add(DYNAMIC if inner is None else pure.marker(inner))
             return
         text = text.rstrip("\n")
         b.add(text)

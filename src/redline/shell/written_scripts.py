@@ -264,16 +264,14 @@ def _makefiles(inv: Invocation) -> list[str]:
     return [p for p in (_path(n, inv) for n in names) if p is not None]
 
 
-def recipes(text: str) -> str:
-    """The shell lines of a makefile: its indented lines (less `@`, `-`,
-    `+`), `$$` read as `$`, and what `$(shell ...)` runs."""
-    lines: list[str] = []
-    for line in text.split("\n"):
-        if line[:1] in ("\t", " ") and line.strip():
-            lines.append(line.strip().lstrip("@-+").replace("$$", "$"))
-        elif "$(shell " in line:
-            lines.append(line.split("$(shell ", 1)[1].rsplit(")", 1)[0])
-    return "\n".join(lines)
+def recipes(text: str, just: bool = False) -> str:
+    """The shell lines of a makefile (or a justfile), read as make reads them
+    (`redline.runs_later.make_syntax`): recipe lines less `@`, `-`, `+`,
+    `$$` read as `$`, make's variables by their values, and what
+    `$(shell ...)` runs."""
+    from redline.runs_later.make_syntax import just_commands, make_commands
+
+    return "\n".join(just_commands(text) if just else make_commands(text))
 
 
 def _package_scripts(body: str | None, inv: Invocation) -> Iterator[Carried]:

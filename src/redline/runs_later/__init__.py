@@ -1,0 +1,13 @@
+"""Files that run later (issue 18 family 3): a file a tool executes later
+(a Makefile, a CI workflow, a git hook, `package.json` scripts...) is judged,
+when it is written, by the commands its new content carries.
+
+- `places`: which files run later, and in which format their commands are.
+- `make_syntax`: the shell lines of a makefile or justfile.
+- `ci_formats`: the steps of YAML and JSON files (CI workflows, Taskfile,
+  pre-commit, editor tasks, `package.json` scripts).
+- `formats`: the other formats (tox, pyproject, Dockerfile, Jenkinsfile,
+  crontab, Python build files, shell scripts).
+- `judge`: each carried command analysed and judged by the catalogue.
+- `shell_writes`: what a command line writes into such a file.
+"""

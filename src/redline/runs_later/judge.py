@@ -1,0 +1,216 @@
+"""Judging a file that runs later by the commands its content carries.
+
+Each command is analysed as the shell line it is (in the file's folder, where
+the tool runs it) and judged by the catalogue: a hard line in it makes the
+write a hard line (`later.hardline`), a dangerous or sensitive command makes
+it asked (`later.dangerous`), and a CI step that sends a CI secret to the
+network is asked (`later.secret-out`). What a build file ordinarily does
+when its owner runs it on purpose (publishing a release, `git clean -fdx`)
+is not counted.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from redline.decision import Severity
+from redline.fasttuple import NamedTuple
+from redline.runs_later import ci_formats, formats, make_syntax, places
+from redline.shell.lazy_regex import lazy_regex
+
+TYPE_CHECKING = False  # not `typing`'s: kept off the hook's start (ADR 0004)
+if TYPE_CHECKING:
+    from redline.shell.analysis import Analysis
+
+HARDLINE = "later.hardline"
+DANGEROUS = "later.dangerous"
+SECRET_OUT = "later.secret-out"  # noqa: S105 - a rule id
+
+# A file's text read past this is judged by its start.
+MAX_TEXT = 256 * 1024
+# Past this many commands, they are analysed as one text (`_batched`).
+_BATCH = 8
+# What changes the shell's state for the commands after it (a variable, an
+# alias, a function, the directory, the options): lines with one are not batched.
+_CARRIES_STATE = lazy_regex(
+    r"(?:^|[;&|(`{\s])(?:[A-Za-z_]\w*(?:\[[^]]*\])?\+?="
+    r"|(?:alias|unalias|unset|export|declare|typeset|readonly|local|function|set|shopt|cd|"
+    r"pushd|popd|source|\.|eval|enable|hash|trap|exec)(?=\s|$))|\(\s*\)",
+    flags=8,  # re.MULTILINE
+)
+# Files written by files written by...: past this depth nothing more is judged.
+MAX_DEPTH = 2
+# Commands a build or CI file runs when its owner asks for them on purpose.
+_EVERYDAY = frozenset({"publish.package-release", "vcs.clean-force"})
+# A Dockerfile's `RUN` changes the image being built, not the machine: its
+# deletions and system files are the image's.
+_IMAGE_ONLY = frozenset({"fs.delete-recursive", "sensitive.write-system-config"})
+_CI = frozenset({places.GITHUB, places.GITLAB, places.CIRCLECI, places.AZURE, places.JENKINS})
+_SECRET_NAME = lazy_regex(
+    r"\$\{?([A-Za-z0-9_]*(?:TOKEN|SECRET|PASSWORD|PASSWD|API_KEY|APIKEY|PRIVATE_KEY|ACCESS_KEY|"
+    r"CREDENTIAL|AUTH)[A-Za-z0-9_]*)\}?",
+    flags=2,  # re.IGNORECASE
+)
+_SENDERS = frozenset({"curl", "wget", "nc", "ncat", "netcat", "socat", "http", "https", "xh",
+                      "scp", "rsync", "sftp", "ftp", "telnet", "openssl", "gh", "aws",
+                      "gsutil"})  # fmt: skip
+# A fragment's line (an edit's new text) less its YAML or JSON key: `- run: CMD`.
+_KEY_PREFIX = lazy_regex(r"""^\s*(?:-\s+)?(?:["']?[\w.-]+["']?\s*:\s*[|>]?[-+]?\s*)?""")
+_depth = [0]
+
+
+class Finding(NamedTuple):
+    """One reason the file is judged: the `later.*` rule, and what in the
+    file's content gave it (the catalogue rule and the command)."""
+
+    rule_id: str
+    inner: str
+    description: str
+    command: str
+
+
+def commands_of(kind: str, text: str, whole: bool = True) -> list[ci_formats.Step]:
+    """The commands a file of format `kind` carries. A structured text that
+    does not parse is read line by line; a piece of a file (`whole` false:
+    an edit's new text) both ways."""
+    found = _structured(kind, text)
+    if found is None or not whole:
+        lines = [_KEY_PREFIX.sub("", line, count=1).strip("\"',") for line in text.split("\n")]
+        found = [*(found or ()), *(ci_formats.Step(line, (), True) for line in lines)]
+    return [s for s in found if s.command.strip()]
+
+
+def _structured(kind: str, text: str) -> list[ci_formats.Step] | None:
+    reader = _READERS.get(kind)
+    if reader is None:
+        return ci_formats.steps(kind, text)
+    commands = reader(text)
+    return None if commands is None else [ci_formats.Step(c) for c in commands]
+
+
+def _shell_commands(text: str) -> list[str]:
+    """A script: shell text as it is; another interpreter's, its shell calls."""
+    if text.startswith("#!") and not _shell_line(text.split("\n", 1)[0]):
+        return formats.python_commands(text)
+    return [text]
+
+
+_READERS: dict[str, Callable[[str], list[str] | None]] = {
+    places.MAKE: make_syntax.make_commands,
+    places.JUST: make_syntax.just_commands,
+    places.TOX: formats.tox_commands,
+    places.PYPROJECT: formats.pyproject_commands,
+    places.DOCKERFILE: formats.dockerfile_commands,
+    places.JENKINS: formats.jenkins_commands,
+    places.CRONTAB: lambda text: formats.crontab_commands(text, False),
+    places.SYSTEM_CRONTAB: lambda text: formats.crontab_commands(text, True),
+    places.PYTHON: formats.python_commands,
+    places.SHELL: _shell_commands,
+}
+
+
+def _shell_line(first: str) -> bool:
+    from redline.shell.carriers import SHELLS
+
+    words = first[2:].strip().rsplit("/", 1)[-1].split()
+    if words and words[0] == "env" and len(words) > 1:
+        words = words[1:]
+    return bool(words) and words[0] in SHELLS
+
+
+def judge(path: str, text: str, cwd: str | None, whole: bool = True) -> list[Finding]:
+    """Why writing `text` into `path` (a file that runs later) is not an
+    allow; `[]` when its commands are ordinary, or `path` runs nothing.
+    `whole` is false for a piece of the file (an edit's new text)."""
+    kind = places.format_of(path)
+    if kind is None or _depth[0] >= MAX_DEPTH:
+        return []
+    _depth[0] += 1
+    try:
+        return _judge(kind, text[:MAX_TEXT], _folder(path, cwd), whole)
+    finally:
+        _depth[0] -= 1
+
+
+def _folder(path: str, cwd: str | None) -> str | None:
+    from redline.shell import paths
+
+    normal = paths.normalize(path, cwd)
+    if normal is None or not normal.startswith(("/", "~")):
+        return cwd
+    return normal.rsplit("/", 1)[0] or "/"
+
+
+def _judge(kind: str, text: str, cwd: str | None, whole: bool) -> list[Finding]:
+    from redline.rules.catalog import evaluate
+    from redline.shell.analysis import analyze
+
+    steps = commands_of(kind, text, whole)
+    skip = _EVERYDAY | _IMAGE_ONLY if kind == places.DOCKERFILE else _EVERYDAY
+    ci = kind in _CI
+    if not ci and len(steps) > _BATCH and not any(s.guessed for s in steps):
+        batched = _batched(steps, cwd, skip)
+        if batched is not None:
+            return batched
+    found: list[Finding] = []
+    for step in steps:
+        analysis = analyze(step.command, cwd)
+        secrets = _secrets_sent(step, analysis) if ci else None
+        if secrets is not None:
+            found.append(Finding(SECRET_OUT, "", f"sends `{secrets}` out", step.command))
+        for hit in evaluate(analysis):
+            if hit.rule_id in skip or (secrets is not None and "exfil" in hit.rule_id):
+                continue
+            if step.guessed and hit.rule_id == "shell.unparsable":
+                # A line read out of a structure it was cut from: not shell text.
+                continue
+            rule = HARDLINE if hit.severity is Severity.HARDLINE else DANGEROUS
+            found.append(Finding(rule, hit.rule_id, hit.description, step.command))
+    return found
+
+
+def _batched(
+    steps: list[ci_formats.Step], cwd: str | None, skip: frozenset[str]
+) -> list[Finding] | None:
+    """Many commands analysed as one text, one per line (a long makefile's
+    recipes): the same hits at a fraction of the cost. `None` when the text
+    does not parse cleanly (a quote left open would swallow the next
+    commands, each of which runs in a shell of its own): then one by one."""
+    import bisect
+
+    from redline.rules.catalog import evaluate
+    from redline.shell.analysis import analyze
+
+    starts: list[int] = []
+    offset = 0
+    for step in steps:
+        starts.append(offset)
+        offset += len(step.command) + 1
+    text = "\n".join(s.command for s in steps)
+    if _CARRIES_STATE.search(text):
+        return None  # each line runs in a shell of its own: nothing may carry to the next
+    analysis = analyze(text, cwd)
+    if analysis.errors:
+        return None
+    found: list[Finding] = []
+    for hit in evaluate(analysis):
+        if hit.rule_id in skip:
+            continue
+        at = hit.span.start if hit.span is not None else 0
+        step = steps[max(bisect.bisect_right(starts, at) - 1, 0)]
+        rule = HARDLINE if hit.severity is Severity.HARDLINE else DANGEROUS
+        found.append(Finding(rule, hit.rule_id, hit.description, step.command))
+    return found
+
+
+def _secrets_sent(step: ci_formats.Step, analysis: Analysis) -> str | None:
+    """A secret the step can see, when the step sends something to the network."""
+    named = set(step.secrets) | {m.group(1) for m in _SECRET_NAME.finditer(step.command)}
+    if not named:
+        return None
+    if not any(inv.name in _SENDERS for inv in analysis.invocations):
+        return None
+    for name in sorted(named):
+        if f"${name}" in step.command or f"${{{name}}}" in step.command:
+            return name
+    return None

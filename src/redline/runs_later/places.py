@@ -1,0 +1,79 @@
+"""Which files a tool runs later, and the format their commands are in.
+
+A path is told by its name and the folders it sits in, as the tools that run
+it find it: `make` reads `Makefile`, GitHub runs `.github/workflows/*.yml`,
+git runs `.git/hooks/NAME`, cron runs `/etc/cron.d/*`.
+"""
+
+from __future__ import annotations
+
+# Format names, one per way of reading a file's commands.
+MAKE = "make"
+JUST = "just"
+TASKFILE = "taskfile"
+PACKAGE_JSON = "package-json"
+PYTHON = "python"  # setup.py, noxfile.py: code whose shell calls run
+PYPROJECT = "pyproject"
+TOX = "tox"
+SHELL = "shell"  # shell scripts, git hooks, .envrc
+PRE_COMMIT = "pre-commit"
+GITHUB = "github"
+GITLAB = "gitlab"
+CIRCLECI = "circleci"
+AZURE = "azure"
+JENKINS = "jenkins"
+DOCKERFILE = "dockerfile"
+VSCODE_TASKS = "vscode-tasks"
+CRONTAB = "crontab"
+SYSTEM_CRONTAB = "system-crontab"  # with a user field before the command
+
+_BY_NAME = {
+    "makefile": MAKE, "gnumakefile": MAKE, "justfile": JUST, ".justfile": JUST,
+    "taskfile.yml": TASKFILE, "taskfile.yaml": TASKFILE, "taskfile.dist.yml": TASKFILE,
+    "taskfile.dist.yaml": TASKFILE, "package.json": PACKAGE_JSON, "setup.py": PYTHON,
+    "noxfile.py": PYTHON, "conftest.py": PYTHON, "pyproject.toml": PYPROJECT, "tox.ini": TOX,
+    ".envrc": SHELL, ".pre-commit-config.yaml": PRE_COMMIT, ".pre-commit-config.yml": PRE_COMMIT,
+    ".gitlab-ci.yml": GITLAB, ".gitlab-ci.yaml": GITLAB, "azure-pipelines.yml": AZURE,
+    "azure-pipelines.yaml": AZURE, "jenkinsfile": JENKINS, "crontab": CRONTAB,
+}  # fmt: skip
+_SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".command")
+
+
+def format_of(path: str) -> str | None:
+    """The format of the commands in the file at `path`, if a tool runs it later."""
+    lowered = path.lower()
+    name = lowered.rsplit("/", 1)[-1]
+    found = _BY_NAME.get(name)
+    if found is not None:
+        if found == CRONTAB and lowered.startswith("/etc/"):
+            return SYSTEM_CRONTAB
+        return found
+    if name.endswith(".mk"):
+        return MAKE
+    if name.endswith((".yml", ".yaml")):
+        if "/.github/workflows/" in lowered or lowered.startswith(".github/workflows/"):
+            return GITHUB
+        if lowered.endswith(".circleci/config.yml"):
+            return CIRCLECI
+    if name == "tasks.json" and lowered.endswith(".vscode/tasks.json"):
+        return VSCODE_TASKS
+    if name == "dockerfile" or name.startswith("dockerfile.") or name.endswith(".dockerfile"):
+        return DOCKERFILE
+    if name.startswith("jenkinsfile"):
+        return JENKINS
+    if lowered.startswith(("/etc/cron.d/", "/etc/crontab")):
+        return SYSTEM_CRONTAB
+    if lowered.startswith("/var/spool/cron/") or name.endswith(".crontab"):
+        return CRONTAB
+    if name.endswith(_SHELL_SUFFIXES) or is_git_hook(lowered):
+        return SHELL
+    return None
+
+
+def is_git_hook(path: str) -> bool:
+    """A git hook: `.git/hooks/NAME`, or a `core.hooksPath` folder's (`.githooks/NAME`)."""
+    head, _, name = path.rpartition("/")
+    if not name or name.endswith(".sample"):
+        return False
+    folder = head.rsplit("/", 1)[-1]
+    return (folder == "hooks" and head.endswith(".git/hooks")) or folder in (".githooks", ".husky")
