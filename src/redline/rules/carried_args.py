@@ -56,12 +56,11 @@ _HARDLINES: list[tuple[Rule, ...]] = []
 def _hardlines() -> tuple[Rule, ...]:
     """The hard-line rules (loaded on the first argument that could be a command)."""
     if not _HARDLINES:
-        from redline.rules.destructive import DESTRUCTIVE_RULES
-        from redline.rules.hardline import HARDLINES
-        from redline.rules.network import NETWORK_RULES
+        from redline.rules.catalog import HARDLINE_IDS, resolve
 
-        rules = (*HARDLINES, *DESTRUCTIVE_RULES, *NETWORK_RULES)
-        _HARDLINES.append(tuple(r for r in rules if r.severity is Severity.HARDLINE))
+        # Every family's hard lines (kills and power live outside `hardline.py`), but not this one.
+        rules = (resolve(i) for i in sorted(HARDLINE_IDS) if i != "exec.hardline-argument")
+        _HARDLINES.append(tuple(r for r in rules if r is not None))
     return _HARDLINES[0]
 
 

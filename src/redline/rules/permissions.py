@@ -140,7 +140,7 @@ PERMISSION_RULES: tuple[Rule, ...] = (
         test=_computed_target,
         must_match=(
             "chmod -R 000 $(dirname $(which bash))",
-            'chown -R nobody $(dirname "$HOME")',
+            "chown -R nobody $(cat target.txt)",
             "chgrp -R staff `pwd`/..",
         ),
         must_not_match=(

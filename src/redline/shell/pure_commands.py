@@ -180,6 +180,8 @@ def _dirname(args: list[str], stdin: str | None, state: _State) -> str | None:
 
 def _dir_of(path: str) -> str:
     stripped = path.rstrip("/")
+    if stripped == "~":
+        return "~/.."  # the home's parent, wherever the home is
     if not stripped:
         return "/" if path else "."
     head, slash, _ = stripped.rpartition("/")

@@ -67,11 +67,16 @@ def _path_part(name: str, values: tuple[str, ...]) -> str | None:
         parts = []
         for value in values:
             stripped = value.rstrip("/") or "/"
+            if stripped.startswith("~") and "/" not in stripped:
+                parts.append(stripped + "/..")  # a home's parent, wherever the home is
+                continue
             head = posixpath.dirname(stripped) if stripped != "/" else "/"
             parts.append((head.rstrip("/") or "/") if head else ".")
         return "\n".join(parts) + "\n"
     if len(values) > 2:
         return None
+    if values[0].startswith("~") and "/" not in values[0].rstrip("/"):
+        return None  # the home's own name is not known here
     base = posixpath.basename(values[0].rstrip("/")) or ("/" if values[0] else "")
     if len(values) == 2 and base != values[1] and base.endswith(values[1]):
         base = base[: -len(values[1])]
