@@ -56,11 +56,19 @@ _HARDLINES: list[tuple[Rule, ...]] = []
 def _hardlines() -> tuple[Rule, ...]:
     """The hard-line rules (loaded on the first argument that could be a command)."""
     if not _HARDLINES:
-        from redline.rules.catalog import HARDLINE_IDS, resolve
+        # Every family's hard lines (kills and power live outside `hardline.py`),
+        # but not this one. `_everything` is defined before the catalogue checks
+        # its examples, which run this rule.
+        from redline.rules.catalog import _everything
 
-        # Every family's hard lines (kills and power live outside `hardline.py`), but not this one.
-        rules = (resolve(i) for i in sorted(HARDLINE_IDS) if i != "exec.hardline-argument")
-        _HARDLINES.append(tuple(r for r in rules if r is not None))
+        rules = _everything()
+        _HARDLINES.append(
+            tuple(
+                r
+                for r in rules
+                if r.severity is Severity.HARDLINE and r.id != "exec.hardline-argument"
+            )
+        )
     return _HARDLINES[0]
 
 
