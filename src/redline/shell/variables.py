@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 _ASSIGNED = lazy_regex(r"([A-Za-z_]\w*)\s*(?:[-+*/%]?=(?!=)|\+\+|--)|(?:\+\+|--)\s*([A-Za-z_]\w*)")
-_SETTERS = frozenset({"read", "mapfile", "readarray", "printf", "let", "unset", "set"})
+_SETTERS = frozenset({"read", "mapfile", "readarray", "printf", "let", "unset", "set", "eval"})
 
 
 def after(
@@ -36,6 +36,11 @@ def after(
     if name not in _SETTERS and name not in positionals.DECLARATIONS:
         return []
     args = [w.value for w in words[1:]]
+    if name == "eval":
+        # `eval "\$$n"`: its text is expanded again with the variables set so
+        # far (the carried script, read on its own, cannot know them).
+        text = " ".join(args)
+        return [text] if "$" in text and DYNAMIC not in text else []
     if name == "set":
         if args:
             positionals.set_from(table, list(words[1:]))
