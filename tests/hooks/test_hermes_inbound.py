@@ -58,10 +58,3 @@ def test_a_broken_policy_skips(home: dict[str, str]) -> None:
     assert reply is not None and reply["action"] == "skip"
     assert reply["reason"].startswith("redline: the sender could not be checked")
 
-
-def test_the_plugin_registers_the_gateway_hook() -> None:
-    from redline.hooks.hermes import register
-
-    names: list[str] = []
-    register(SimpleNamespace(register_hook=lambda name, fn: names.append(name)))
-    assert names == ["pre_tool_call", "post_tool_call", "pre_gateway_dispatch"]

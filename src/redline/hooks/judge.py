@@ -81,15 +81,18 @@ def decide(
         notes.extend(file.warnings)
     tool_call = _tool_call(call)
     try:
-        decision = gate.check(tool_call)
+        evaluation = gate.evaluate(tool_call)
     except ValueError as error:  # an unknown context name
         raise HookError(str(error)) from None
+    decision = evaluation.decision
     opinion = None
     if gate.policy.opinion is not None and shape(decision).verdict is not Verdict.DENY:
         from redline.opinion.consult import consult
 
         left = None if deadline is None else deadline.left()
-        decision, opinion = consult(gate, tool_call, decision, environ, time_left=left)
+        decision, opinion = consult(
+            gate, tool_call, decision, environ, time_left=left, evaluation=evaluation
+        )
     decision = shape(decision)
     if notes:
         decision = decision._replace(notes=(*decision.notes, *notes))

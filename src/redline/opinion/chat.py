@@ -2,10 +2,13 @@
 
 Works with local servers (Ollama, llama.cpp's server, vLLM) and hosted APIs.
 Bounded in time (the whole exchange, not each read: a server that drips
-bytes is cut off at the deadline) and in size. The client keeps no state
-between calls: a new one per call, no cookies kept, no redirects followed,
-no proxy or `.netrc` credentials read from the environment. The API key is
-sent in the `Authorization` header and appears in no result or error.
+bytes is cut off at the deadline) and in size. Spoken with `httpcore`, the
+transport under `httpx`, without `httpx` itself: importing `httpx` also
+loads its command line's libraries, several times the cost (bench/
+bench_opinion.py). A new connection pool per call keeps no state between
+calls: no cookies, no redirects followed, no proxy or `.netrc` credentials
+read from the environment; https is verified against the system's CAs. The
+API key is sent in the `Authorization` header and appears in no result.
 """
 
 from __future__ import annotations
@@ -15,7 +18,7 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
-import httpx
+import httpcore
 
 from redline.fasttuple import NamedTuple
 
@@ -38,7 +41,6 @@ def complete(
     *,
     api_key: str | None,
     timeout_s: float,
-    transport: httpx.BaseTransport | None = None,
 ) -> ChatResult:
     start = time.monotonic()
     deadline = start + timeout_s
@@ -46,33 +48,39 @@ def complete(
     def done(text: str | None, status: str, detail: str = "") -> ChatResult:
         return ChatResult(text, status, detail, round((time.monotonic() - start) * 1000))
 
-    headers = {"content-type": "application/json"}
+    headers = [(b"content-type", b"application/json")]
     if api_key:
-        headers["authorization"] = f"Bearer {api_key}"
+        headers.append((b"authorization", f"Bearer {api_key}".encode()))
     body = {"model": model, "messages": messages, "temperature": 0, "max_tokens": 80}
+    url = f"{base_url.rstrip('/')}/chat/completions"
+    timeouts = {"connect": timeout_s, "read": timeout_s, "write": timeout_s, "pool": timeout_s}
+    chunks: list[bytes] = []
     try:
-        with httpx.Client(
-            timeout=httpx.Timeout(timeout_s),
-            follow_redirects=False,
-            trust_env=False,
-            transport=transport,
-        ) as client:
-            url = f"{base_url.rstrip('/')}/chat/completions"
-            with client.stream("POST", url, json=body, headers=headers) as response:
-                chunks: list[bytes] = []
-                size = 0
-                for chunk in response.iter_bytes():
-                    size += len(chunk)
-                    if size > MAX_REPLY_BYTES:
-                        return done(None, "bad-response", "the reply is too large")
-                    if time.monotonic() > deadline:
-                        return done(None, "timeout", f"no full reply within {timeout_s:g} s")
-                    chunks.append(chunk)
-                if response.status_code != 200:
-                    return done(None, "http-error", f"HTTP {response.status_code}")
-    except httpx.TimeoutException:
+        with (
+            httpcore.ConnectionPool(retries=0) as pool,
+            pool.stream(
+                "POST",
+                url,
+                headers=headers,
+                content=json.dumps(body).encode(),
+                extensions={"timeout": timeouts},
+            ) as response,
+        ):
+            size = 0
+            for chunk in response.iter_stream():
+                size += len(chunk)
+                if size > MAX_REPLY_BYTES:
+                    return done(None, "bad-response", "the reply is too large")
+                if time.monotonic() > deadline:
+                    return done(None, "timeout", f"no full reply within {timeout_s:g} s")
+                chunks.append(chunk)
+            if response.status != 200:
+                return done(None, "http-error", f"HTTP {response.status}")
+    except httpcore.TimeoutException:
         return done(None, "timeout", f"no reply within {timeout_s:g} s")
-    except httpx.HTTPError as err:
+    except (httpcore.NetworkError, httpcore.ProtocolError, httpcore.UnsupportedProtocol) as err:
+        return done(None, "unreachable", type(err).__name__)
+    except OSError as err:
         return done(None, "unreachable", type(err).__name__)
     if time.monotonic() > deadline:
         return done(None, "timeout", f"no full reply within {timeout_s:g} s")

@@ -23,8 +23,7 @@ from redline.gate.actions import ToolCall
 from redline.opinion import verdicts
 
 if TYPE_CHECKING:
-    import httpx
-
+    from redline.gate.engine import Evaluation
     from redline.gatekeeper import Gate
     from redline.policy.model import OpinionSettings
 
@@ -72,14 +71,20 @@ class Opinion(NamedTuple):
 
 
 def selected(
-    gate: Gate, call: ToolCall, decision: Decision, environ: Mapping[str, str]
+    gate: Gate,
+    call: ToolCall,
+    decision: Decision,
+    environ: Mapping[str, str],
+    evaluation: Evaluation | None = None,
 ) -> tuple[str, ...] | None:
-    """The risk signals if the policy sends this call to the model, else `None`."""
+    """The risk signals if the policy sends this call to the model, else `None`.
+    `evaluation`: the gate's evaluation that gave `decision`, if the caller has it."""
     settings = gate.policy.opinion
     if settings is None or decision.hardline or decision.verdict is Verdict.DENY:
         return None
-    evaluation = gate.evaluate(call, with_state=False)
-    if decision.verdict is Verdict.ALLOW and evaluation.decision.verdict is not Verdict.ALLOW:
+    if evaluation is None:
+        evaluation = gate.evaluate(call)
+    if decision.verdict is Verdict.ALLOW and evaluation.asks:
         return None  # allowed only because the owner approved it before
     from redline.opinion.signals import risk_signals
 
@@ -98,21 +103,22 @@ def consult(
     environ: Mapping[str, str],
     *,
     known: KnownSecrets | None = None,
-    transport: httpx.BaseTransport | None = None,
     time_left: float | None = None,
+    evaluation: Evaluation | None = None,
 ) -> tuple[Decision, Opinion | None]:
     """`decision`, perhaps one step stricter, and the opinion to log.
-    `time_left`: what the caller's own deadline leaves (the model gets less)."""
+    `time_left`: what the caller's own deadline leaves (the model gets less);
+    `evaluation`: the gate's, if the caller has it (saves judging twice)."""
     settings = gate.policy.opinion
     if settings is None:
         return decision, None
-    signals = selected(gate, call, decision, environ)
+    signals = selected(gate, call, decision, environ, evaluation)
     if signals is None:
         return decision, None
     timeout_s = settings.timeout_ms / 1000
     if time_left is not None:
         timeout_s = min(timeout_s, time_left - RESERVE_S)
-    opinion, text = _ask(settings, call, decision, signals, environ, known, transport, timeout_s)
+    opinion, text = _ask(settings, call, decision, signals, environ, known, timeout_s)
     reply = verdicts.parse_reply(text) if opinion.status == "ok" else None
     if opinion.status == "ok" and reply is None:
         return decision, opinion._replace(status="unparsable")
@@ -130,7 +136,6 @@ def _ask(
     signals: tuple[str, ...],
     environ: Mapping[str, str],
     known: KnownSecrets | None,
-    transport: httpx.BaseTransport | None,
     timeout_s: float,
 ) -> tuple[Opinion, str | None]:
     from redline.audit.redact import is_secret_name, secret_values
@@ -162,7 +167,6 @@ def _ask(
         chat,
         api_key=key,
         timeout_s=timeout_s,
-        transport=transport,
     )
     # The reply is redacted before it is even read: a model that echoes a
     # secret (or the key) puts it neither in a reason nor in the log.
