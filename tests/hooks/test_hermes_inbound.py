@@ -57,4 +57,3 @@ def test_a_broken_policy_skips(home: dict[str, str]) -> None:
     reply = hermes_inbound.pre_gateway_dispatch(event=event("telegram", 42))
     assert reply is not None and reply["action"] == "skip"
     assert reply["reason"].startswith("redline: the sender could not be checked")
-
