@@ -185,3 +185,13 @@ def test_an_owner_grant_is_not_second_guessed(
     before, after, opinion = run(gate, session, env)
     assert (before, after, opinion) == (Verdict.ALLOW, Verdict.ALLOW, None)
     assert model.seen == []
+
+
+def test_a_reply_with_nul_or_lone_surrogates_is_stored_as_text(
+    chat: Callable[..., ChatStandIn], make_gate: Callable[..., Gate], env: dict[str, str]
+) -> None:
+    model = chat(lambda body: "ASK: odd\u0000bytes \ud800 here")
+    gate = make_gate(base_url=model.url)
+    opinion = run(gate, ALLOWED, env)[2]
+    assert opinion.reply == "ASK: odd\ufffdbytes ? here"
+    assert opinion.reply.encode("utf-8")  # no lone surrogate left

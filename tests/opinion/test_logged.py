@@ -7,6 +7,7 @@ import json
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
 from chatstandin import ChatStandIn, Fault
 from conftest import opinion_policy
 
@@ -140,3 +141,32 @@ def test_the_service_holds_the_call_with_its_risk_summary(
     risk = "second opinion (stand-in): rewrites the shared branch"
     assert [row["risk"] for row in rows] == [risk]
     assert kinds == ["decision", "opinion"]
+
+
+@pytest.mark.postgres
+def test_on_postgres_an_odd_reply_is_logged_and_the_call_judged(
+    chat: Callable[..., ChatStandIn], env: dict[str, str], tmp_path: Path
+) -> None:
+    import os
+    import uuid
+
+    import psycopg
+
+    base = os.environ.get("REDLINE_TEST_POSTGRES", "postgresql://root@127.0.0.1:5432/test")
+    try:
+        psycopg.connect(base, connect_timeout=3).close()
+    except psycopg.Error:
+        if os.environ.get("CI"):
+            pytest.fail(f"PostgreSQL at `{base}` is unreachable and CI is set")
+        pytest.skip(f"PostgreSQL at `{base}` is unreachable")
+    schema = f"redline_test_{uuid.uuid4().hex[:16]}"
+    model = chat(lambda body: "ASK: odd\u0000bytes \ud800 here")
+    policy = opinion_policy(tmp_path / "policy.yaml", base_url=model.url)
+    environ = {**env, "REDLINE_POLICY": str(policy), "REDLINE_STORE": f"{base}?schema={schema}"}
+    try:
+        call = HookCall("generic", "pre", "terminal", {"command": "./x.sh", "workdir": "/s"}, "/s")
+        assert decide(call, environ).verdict is Verdict.ASK
+        assert [e["kind"] for e in entries(environ)] == ["decision", "opinion"]
+    finally:
+        with psycopg.connect(base, autocommit=True) as conn:
+            conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE".encode())

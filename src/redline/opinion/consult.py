@@ -170,7 +170,7 @@ def _ask(
     )
     # The reply is redacted before it is even read: a model that echoes a
     # secret (or the key) puts it neither in a reason nor in the log.
-    text = None if result.text is None else redact_text(result.text, known)
+    text = None if result.text is None else redact_text(_storable(result.text), known)
     if text is not None and key:
         text = text.replace(key, "[REDACTED]")
     logged = opinion._replace(
@@ -180,6 +180,13 @@ def _ask(
         detail=result.detail,
     )
     return logged, text
+
+
+def _storable(text: str) -> str:
+    """Text every log backend stores: no NUL, no lone surrogate (PostgreSQL's
+    JSON refuses both, and a refused entry would refuse the call)."""
+    text = text.replace("\x00", "\ufffd")
+    return text.encode("utf-8", "replace").decode("utf-8")
 
 
 def opinion_record(
