@@ -12,7 +12,10 @@ import json
 import threading
 from collections.abc import Callable
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
 from typing import Any
+
+from redline.policy.load import default_policy_path
 
 
 class Fault(enum.Enum):
@@ -96,3 +99,11 @@ class ChatStandIn:
 
     def user_text(self, index: int = -1) -> str:
         return str(self.seen[index][1]["messages"][1]["content"])
+
+
+def opinion_policy(path: Path, **opinion: Any) -> Path:
+    """The shipped policy with a `second_opinion` block."""
+    text = Path(default_policy_path()).read_text(encoding="utf-8")
+    block = json.dumps({"model": "stand-in", "timeout_ms": 1500, **opinion})
+    path.write_text(f"{text}\nsecond_opinion: {block}\n", encoding="utf-8")
+    return path

@@ -3,17 +3,15 @@ gates whose policy (the shipped one, plus `second_opinion`) points at it."""
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from chatstandin import ChatStandIn, Reply
+from chatstandin import ChatStandIn, Reply, opinion_policy
 
 from redline.gatekeeper import Gate
-from redline.policy.load import default_policy_path
 
 
 @pytest.fixture
@@ -38,14 +36,6 @@ def env(tmp_path: Path) -> dict[str, str]:
         "HOME": str(tmp_path / "home"),
         "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
     }
-
-
-def opinion_policy(path: Path, **opinion: Any) -> Path:
-    """The shipped policy with a `second_opinion` block."""
-    text = Path(default_policy_path()).read_text(encoding="utf-8")
-    block = json.dumps({"model": "stand-in", "timeout_ms": 1500, **opinion})
-    path.write_text(f"{text}\nsecond_opinion: {block}\n", encoding="utf-8")
-    return path
 
 
 @pytest.fixture

@@ -8,8 +8,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from chatstandin import ChatStandIn, Fault
-from conftest import opinion_policy
+from chatstandin import ChatStandIn, Fault, opinion_policy
 
 from redline.approve.pending import Held, Kind
 from redline.approve.risk_summary import risk_line
@@ -145,28 +144,11 @@ def test_the_service_holds_the_call_with_its_risk_summary(
 
 @pytest.mark.postgres
 def test_on_postgres_an_odd_reply_is_logged_and_the_call_judged(
-    chat: Callable[..., ChatStandIn], env: dict[str, str], tmp_path: Path
+    chat: Callable[..., ChatStandIn], env: dict[str, str], tmp_path: Path, pg_url: str
 ) -> None:
-    import os
-    import uuid
-
-    import psycopg
-
-    base = os.environ.get("REDLINE_TEST_POSTGRES", "postgresql://root@127.0.0.1:5432/test")
-    try:
-        psycopg.connect(base, connect_timeout=3).close()
-    except psycopg.Error:
-        if os.environ.get("CI"):
-            pytest.fail(f"PostgreSQL at `{base}` is unreachable and CI is set")
-        pytest.skip(f"PostgreSQL at `{base}` is unreachable")
-    schema = f"redline_test_{uuid.uuid4().hex[:16]}"
     model = chat(lambda body: "ASK: odd\u0000bytes \ud800 here")
     policy = opinion_policy(tmp_path / "policy.yaml", base_url=model.url)
-    environ = {**env, "REDLINE_POLICY": str(policy), "REDLINE_STORE": f"{base}?schema={schema}"}
-    try:
-        call = HookCall("generic", "pre", "terminal", {"command": "./x.sh", "workdir": "/s"}, "/s")
-        assert decide(call, environ).verdict is Verdict.ASK
-        assert [e["kind"] for e in entries(environ)] == ["decision", "opinion"]
-    finally:
-        with psycopg.connect(base, autocommit=True) as conn:
-            conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE".encode())
+    environ = {**env, "REDLINE_POLICY": str(policy), "REDLINE_STORE": pg_url}
+    call = HookCall("generic", "pre", "terminal", {"command": "./x.sh", "workdir": "/s"}, "/s")
+    assert decide(call, environ).verdict is Verdict.ASK
+    assert [e["kind"] for e in entries(environ)] == ["decision", "opinion"]
