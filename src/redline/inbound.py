@@ -21,10 +21,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from typing import TYPE_CHECKING
 
 from redline.decision import Decision, Verdict
 
+TYPE_CHECKING = False  # not `typing`'s (ADR 0004)
 if TYPE_CHECKING:
     from redline.approve.db import Database
     from redline.pairing import Paired, Pairing

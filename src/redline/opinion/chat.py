@@ -16,11 +16,14 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Mapping
-from typing import Any
 
 import httpcore
 
 from redline.fasttuple import NamedTuple
+
+TYPE_CHECKING = False  # not `typing`'s: kept off a hook's start (ADR 0004)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_REPLY_BYTES = 64 * 1024
 

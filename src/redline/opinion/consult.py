@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
 
 from redline.audit.entry import Kind, Record, canonical_json, format_epoch
 from redline.audit.redact import KnownSecrets, redact_text, redact_value
@@ -22,7 +21,10 @@ from redline.fasttuple import NamedTuple
 from redline.gate.actions import ToolCall
 from redline.opinion import verdicts
 
+TYPE_CHECKING = False  # not `typing`'s: kept off a hook's start (ADR 0004)
 if TYPE_CHECKING:
+    from typing import Any
+
     from redline.gate.engine import Evaluation
     from redline.gatekeeper import Gate
     from redline.policy.model import OpinionSettings

@@ -13,9 +13,12 @@ from __future__ import annotations
 import json
 import secrets
 from collections.abc import Mapping
-from typing import Any
 
 from redline.decision import Decision
+
+TYPE_CHECKING = False  # not `typing`'s: kept off a hook's start (ADR 0004)
+if TYPE_CHECKING:
+    from typing import Any
 
 MAX_CALL_CHARS = 12_000
 SYSTEM = """You review one tool call an AI agent wants to make on its owner's machine.
