@@ -10,7 +10,8 @@ median and p90 over N runs, against `python -c pass`:
 - `on, asked`: a call with a risk signal (`./deploy.sh`), the model a local
   stand-in of the chat API on 127.0.0.1 that answers at once: the step's own
   cost (HTTP client, prompt, budget file, the opinion's log entry).
-Then in process, the `consult` step alone against the stand-in.
+Then in process, the `consult` step alone: asked (against the stand-in),
+and for a call it does not select.
 Runs in a temporary REDLINE_HOME.
 """
 
@@ -86,12 +87,22 @@ def main() -> int:
 
         for env in (off, on):  # warm the policy cache and the bytecode
             timed(hook, payload("./deploy.sh"), env, 3)
-        base = statistics.median(timed([sys.executable, "-c", "pass"], "", base_env, runs))
+        cases = [
+            ("python -c pass", [sys.executable, "-c", "pass"], "", base_env),
+            ("off", hook, payload("ls -la"), off),
+            ("off, risky call", hook, payload("./deploy.sh"), off),
+            ("on, not selected", hook, payload("ls -la"), on),
+            ("on, asked (stand-in)", hook, payload("./deploy.sh"), on),
+        ]
+        # Round robin: a busy machine's noise falls on every case alike.
+        times: dict[str, list[float]] = {label: [] for label, *_ in cases}
+        for _ in range(runs):
+            for label, argv, stdin, env in cases:
+                times[label] += timed(argv, stdin, env, 1)
+        base = statistics.median(times["python -c pass"])
         print(f"{'python -c pass':<28} median {base:7.1f} ms")
-        print(line("off", timed(hook, payload("ls -la"), off, runs), base))
-        print(line("off, risky call", timed(hook, payload("./deploy.sh"), off, runs), base))
-        print(line("on, not selected", timed(hook, payload("ls -la"), on, runs), base))
-        print(line("on, asked (stand-in)", timed(hook, payload("./deploy.sh"), on, runs), base))
+        for label, *_ in cases[1:]:
+            print(line(label, sorted(times[label]), base))
 
         from redline.gate.actions import ToolCall
         from redline.gatekeeper import Gate
@@ -105,7 +116,15 @@ def main() -> int:
             start = time.perf_counter()
             consult(gate, call, decision, on)
             steps.append((time.perf_counter() - start) * 1000)
-        print(f"{'consult step alone':<28} median {statistics.median(sorted(steps)):7.1f} ms")
+        print(f"{'consult, asked':<28} median {statistics.median(sorted(steps)):7.1f} ms")
+        plain = ToolCall("terminal", {"command": "ls -la", "workdir": CWD}, CWD)
+        evaluation = gate.evaluate(plain)
+        steps = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            consult(gate, plain, evaluation.decision, on, evaluation=evaluation)
+            steps.append((time.perf_counter() - start) * 1000)
+        print(f"{'consult, not selected':<28} median {statistics.median(sorted(steps)):7.3f} ms")
     server.shutdown()
     return 0
 
