@@ -76,3 +76,19 @@ def test_the_command(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None
         "sent to the owner (allow->ask): 3; the owner agreed (rejected) 1, disagreed"
         " (approved) 1, no answer 1",
     ]
+
+
+def test_log_show_names_an_opinion(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"sqlite://{tmp_path}/log.sqlite3"
+    fill(url)
+    assert main(["log", "--store", url, "show"]) == 0
+    rows = capsys.readouterr().out.splitlines()
+    assert "second opinion (m): why" in rows[2]
+    assert rows[2].split()[3:5] == ["tightened", "terminal"]
+
+
+def test_the_report_creates_no_log(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    url = f"sqlite://{tmp_path}/none.sqlite3"
+    assert main(["opinion", "report", "--store", url]) == 1
+    assert not (tmp_path / "none.sqlite3").exists()
+    assert capsys.readouterr().err.startswith("redline opinion: ")

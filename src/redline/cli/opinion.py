@@ -25,11 +25,13 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from redline.audit.recorder import LogUnavailable, open_log
+    import os
+
+    from redline.audit.store import LogUnavailable, open_store, resolve_url
     from redline.opinion.report import render, report
 
     try:
-        store = open_log(args.store)
+        store = open_store(resolve_url(args.store, os.environ), create=False)
     except LogUnavailable as err:
         sys.stderr.write(f"redline opinion: {err}\n")
         return exitcodes.ERROR
