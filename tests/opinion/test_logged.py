@@ -17,6 +17,7 @@ from redline.approve.terminal import describe
 from redline.audit.recorder import open_log
 from redline.audit.store import Query
 from redline.decision import Verdict
+from redline.gatekeeper import Gate
 from redline.hooks.base import HookCall
 from redline.hooks.judge import decide
 
@@ -152,3 +153,24 @@ def test_on_postgres_an_odd_reply_is_logged_and_the_call_judged(
     call = HookCall("generic", "pre", "terminal", {"command": "./x.sh", "workdir": "/s"}, "/s")
     assert decide(call, environ).verdict is Verdict.ASK
     assert [e["kind"] for e in entries(environ)] == ["decision", "opinion"]
+
+
+def test_a_judging_worker_leaves_calls_for_the_model_to_the_service(
+    make_gate: Callable[..., Gate], env: dict[str, str]
+) -> None:
+    """Workers answer allowed calls themselves; one the policy sends to the
+    model goes to the service (which asks it, and may hold the call)."""
+    from types import SimpleNamespace
+
+    from redline.approve.worker import Worker
+    from redline.gate.actions import ToolCall
+
+    gate = make_gate(base_url="http://127.0.0.1:9/v1")
+    worker = SimpleNamespace(gate=gate)
+    risky = ToolCall("terminal", {"command": "./x.sh", "workdir": "/srv"}, "/srv")
+    calm = ToolCall("terminal", {"command": "ls", "workdir": "/srv"}, "/srv")
+    wants = Worker._wants_opinion
+    assert wants(worker, risky, gate.check(risky)) is True
+    assert wants(worker, calm, gate.check(calm)) is False
+    off = SimpleNamespace(gate=Gate())
+    assert wants(off, risky, off.gate.check(risky)) is False
