@@ -1,5 +1,7 @@
-"""`REDLINE_HOOK_ENFORCE=1`: Claude Code's allowed Bash calls come back as
-`updatedInput` that runs the same command under `redline run`, with a ticket."""
+"""`--enforce` (or `REDLINE_HOOK_ENFORCE=1`): Claude Code's allowed Bash calls
+come back as `updatedInput` that runs the same command under `redline run`,
+with a ticket; `redline install claude-code --enforce` writes the flag into
+the hook's command line and `redline doctor` runs the rewrite."""
 
 from __future__ import annotations
 
@@ -10,7 +12,10 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import pytest
 from hookkit import Env, run_process
+
+from redline.hooks.enforce import redline_argv
 
 
 def payload(tool: str, tool_input: dict[str, Any], cwd: str) -> dict[str, Any]:
@@ -26,8 +31,10 @@ def payload(tool: str, tool_input: dict[str, Any], cwd: str) -> dict[str, Any]:
     }
 
 
-def hook(env: Env, tool: str, tool_input: dict[str, Any], cwd: Path) -> dict[str, Any] | None:
-    done = run_process("claude-code", payload(tool, tool_input, str(cwd)), env)
+def hook(
+    env: Env, tool: str, tool_input: dict[str, Any], cwd: Path, *flags: str
+) -> dict[str, Any] | None:
+    done = run_process("claude-code", payload(tool, tool_input, str(cwd)), env, *flags)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout) if done.stdout else None
 
@@ -41,9 +48,11 @@ def test_an_allowed_bash_call_is_wrapped_and_runs_sandboxed(env: Env, tmp_path: 
     output = answer["hookSpecificOutput"]
     assert (output["permissionDecision"], output["updatedInput"]["description"]) == ("allow", "d")
     argv = shlex.split(output["updatedInput"]["command"])
-    nonce = argv[5]
-    assert argv == [sys.executable, "-m", "redline", "run", "--ticket", nonce,
-                    "--session", "s1", "--shell", "echo hi > out"]  # fmt: skip
+    assert argv[0] == f"REDLINE_HOME={env['REDLINE_HOME']}"
+    nonce = argv[7]
+    assert argv[1:] == redline_argv(["run", "--ticket", nonce, "--session", "s1",
+                                     "--shell", "echo hi > out"])  # fmt: skip
+    assert argv[1:3] == [sys.executable, "-I"]
     assert (Path(env["REDLINE_HOME"]) / "tickets" / nonce).exists()
     ran = subprocess.run(  # as Claude Code's Bash tool runs it
         ["bash", "-c", output["updatedInput"]["command"]], cwd=ws, env=enforced,
@@ -64,3 +73,61 @@ def test_a_deny_and_other_tools_are_not_wrapped(env: Env, tmp_path: Path) -> Non
     assert denied["hookSpecificOutput"]["permissionDecision"] == "deny"
     assert "updatedInput" not in denied["hookSpecificOutput"]
     assert hook(enforced, "Read", {"file_path": str(tmp_path / "x")}, tmp_path) is None
+
+
+def test_the_flag_turns_it_on_and_the_wrapper_ignores_a_planted_redline(
+    env: Env, tmp_path: Path
+) -> None:
+    """`--enforce` on the hook's command line; the rewrite runs in the
+    agent's directory, where a `redline/` of its own is never loaded."""
+    ws = tmp_path / "ws"
+    (ws / "redline").mkdir(parents=True)
+    (ws / "redline" / "__init__.py").write_text("")
+    (ws / "redline" / "__main__.py").write_text("open('PLANTED', 'w').close()\n")
+    answer = hook(env, "Bash", {"command": "echo ok > out"}, ws, "--enforce")
+    assert answer is not None
+    command = answer["hookSpecificOutput"]["updatedInput"]["command"]
+    ran = subprocess.run(
+        ["bash", "-c", command], cwd=ws, env={"PATH": env["PATH"], "HOME": env["HOME"]},
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert (ran.returncode, (ws / "out").read_text()) == (0, "ok\n"), ran.stderr
+    assert not (ws / "PLANTED").exists()
+
+
+def test_install_writes_the_flag_and_doctor_runs_the_rewrite(env: Env, tmp_path: Path) -> None:
+    from redline.hooks.doctor import diagnose
+    from redline.hooks.install import Options, install, uninstall
+    from redline.hooks.install.jsonhooks import installed
+
+    home = tmp_path / "home"
+    install("claude-code", home=str(home), options=Options(enforce=True), environ=env)
+    path = home / ".claude" / "settings.json"
+    [(_, command)] = installed("claude-code", str(path))
+    assert "--enforce" in shlex.split(command)
+    [finding] = [f for f in diagnose(str(home), None, env) if f.host == "claude-code"]
+    assert finding.ok, finding.detail
+    assert "enforcing: allowed commands run under `redline run`" in finding.detail
+    assert not list((Path(env["REDLINE_HOME"]) / "tickets").iterdir())  # the sample's was used
+    uninstall("claude-code", home=str(home), environ=env)
+    assert not path.exists()
+
+
+def test_doctor_reports_an_enforcing_hook_whose_rewrite_is_missing(env: Env) -> None:
+    from redline.hooks.doctor import enforcement
+
+    ok, detail = enforcement(json.dumps({"hookSpecificOutput": {}}), env)
+    assert (ok, detail) == (
+        False, "enforcement is on (`--enforce`) but the allowed `ls` was not rewritten"
+    )  # fmt: skip
+
+
+@pytest.mark.parametrize("host", ["codex", "gemini", "hermes"])
+def test_enforce_is_refused_where_the_hook_cannot_rewrite(
+    env: Env, tmp_path: Path, host: str
+) -> None:
+    from redline.hooks.install import Options, install
+    from redline.hooks.install.files import ConfigError
+
+    with pytest.raises(ConfigError, match="--enforce is for claude-code"):
+        install(host, home=str(tmp_path / "home"), options=Options(enforce=True), environ=env)

@@ -59,6 +59,12 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
             "PermissionRequest hook (only when Codex is set to ask)",
         )
         parser.add_argument(
+            "--enforce",
+            action="store_true",
+            help="claude-code, hermes --plugin: every allowed shell command runs under "
+            "`redline run` (scrubbed environment, kernel sandbox); see docs/enforce.md",
+        )
+        parser.add_argument(
             "--record-outcomes",
             action="store_true",
             help="claude-code, codex: also hook PostToolUse, to log asked calls that ran",
@@ -134,6 +140,7 @@ def _install(args: argparse.Namespace) -> int:
         record_outcomes=args.record_outcomes,
         service=args.service,
         service_key=args.service_key,
+        enforce=args.enforce,
     )
     if args.hold_timeout is not None:
         options = options._replace(hold_timeout_s=args.hold_timeout)
@@ -150,9 +157,20 @@ def _install(args: argparse.Namespace) -> int:
     if code == exitcodes.ALLOW:
         if args.service:
             print(_service_note(options))
+        if args.enforce:
+            print(_enforce_note())
         print(AFTER[args.agent])
         print("Check it with `redline doctor`.")
     return code
+
+
+def _enforce_note() -> str:
+    from redline.sandbox.level import probe
+
+    return (
+        "Allowed shell commands now run under `redline run`: scrubbed environment, "
+        f"sandbox {probe().line()}. A `cd` or `export` no longer carries over between commands."
+    )
 
 
 def _service_note(options: Options) -> str:

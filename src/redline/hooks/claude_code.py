@@ -75,7 +75,7 @@ class ClaudeCode(HookAdapter):
 
             from redline.hooks.enforce import wrapped_input
 
-            wrapped = wrapped_input(call, decision, os.environ)
+            wrapped = wrapped_input(call, decision, settings.enforce, os.environ)
             if wrapped is not None:  # run it under `redline run` (docs/enforce.md)
                 return _answer("allow", messages.note(decision), wrapped)
             if not settings.allow_explicit:
