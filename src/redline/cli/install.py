@@ -110,14 +110,21 @@ def _plugin(args: argparse.Namespace, install: bool) -> int:
     chosen = [a for a in ("allow_explicit", "context", "defer_ask", "service") if vars(args).get(a)]
     if install and (chosen or args.ask or args.record_outcomes or args.service_key):
         print(
-            "redline: --plugin takes no hook options; the plugin reads REDLINE_HOOK_ASK, "
-            "REDLINE_CONTEXT and REDLINE_SERVICE from Hermes's environment",
+            "redline: --plugin takes no hook options but --enforce; the plugin reads "
+            "REDLINE_HOOK_ASK, REDLINE_CONTEXT and REDLINE_SERVICE from Hermes's environment",
             file=sys.stderr,
         )
         return exitcodes.ERROR
-    action = hermes_plugin.install if install else hermes_plugin.uninstall
-    code = _apply(lambda: action(home=args.home, project=args.project))
+    enforce = install and args.enforce
+    if install:
+        code = _apply(
+            lambda: hermes_plugin.install(home=args.home, project=args.project, enforce=enforce)
+        )
+    else:
+        code = _apply(lambda: hermes_plugin.uninstall(home=args.home, project=args.project))
     if code == exitcodes.ALLOW and install:
+        if enforce:
+            print(_enforce_note())
         print(PLUGIN_AFTER)
         print("Check it with `redline doctor`.")
     return code

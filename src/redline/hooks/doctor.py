@@ -264,7 +264,7 @@ def _hermes_plugin(path: str, environ: Mapping[str, str]) -> list[Finding]:
             return []
     except ConfigError as error:
         return [Finding("hermes", path, "plugin", False, str(error))]
-    ok, detail = hermes_plugin.probe(environ)
+    ok, detail = hermes_plugin.probe(environ, hermes_plugin.enforced(os.path.dirname(path)))
     return [Finding("hermes", path, "plugin", ok, detail)]
 
 

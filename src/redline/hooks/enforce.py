@@ -56,8 +56,10 @@ def wrapped_command(
     *,
     session: str | None = None,
     context: str | None = None,
+    ticket: bool = True,
 ) -> str:
-    """The shell text that runs `command` under `redline run` with a ticket."""
+    """The shell text that runs `command` under `redline run`, with a ticket
+    (without one, `redline run` judges the command itself)."""
     import contextlib
     import shlex
 
@@ -67,7 +69,8 @@ def wrapped_command(
     words = ["run"]
     # Without a ticket `redline run` judges the command again (and refuses an ask).
     with contextlib.suppress(OSError):
-        words += ["--ticket", issue(home_dir(environ), command)]
+        if ticket:
+            words += ["--ticket", issue(home_dir(environ), command)]
     if session:
         words += ["--session", session]
     if context:
