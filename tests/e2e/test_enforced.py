@@ -28,6 +28,8 @@ from pathlib import Path
 
 import pytest
 
+from redline.sandbox.level import NAMESPACES, probe
+
 from .conftest import Sandbox, client, run_client
 from .hermes_kit import Profile, ToolCall, hermes_or_skip, one_shot
 from .standin import Standin
@@ -64,25 +66,31 @@ def sandboxed(workspace: Path, home: Path) -> None:
     assert (workspace / "CANARY_ORDINARY").read_text() == "plain"
 
 
-def test_claude_code_runs_an_allowed_command_in_the_sandbox(outside_tmp: Path) -> None:
+@pytest.mark.parametrize("launch", ["direct", "run"])
+def test_claude_code_runs_an_allowed_command_in_the_sandbox(outside_tmp: Path, launch: str) -> None:
+    """The hook's own bwrap launch, and (`REDLINE_ENFORCE_LAUNCH=run`) `redline run`."""
     binary = client("claude")
     sandbox = Sandbox(outside_tmp)
     (sandbox.project / ".git").mkdir()
     output = sandbox.install("claude-code", "--enforce")
-    assert "Allowed shell commands now run under `redline run`" in output
+    assert "Allowed shell commands now run" in output
     with Standin("anthropic", "Bash", {"command": PROBE, "description": "probe"}) as model:
         env = {
             "ANTHROPIC_BASE_URL": model.url,
             "ANTHROPIC_API_KEY": "sk-standin",
             "CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC": "1",
+            "REDLINE_ENFORCE_LAUNCH": launch,
             **CLIENT_ENV,
         }
         run = run_client([binary, "-p", "run the tool"], sandbox, model, env)
     sandboxed(sandbox.project, sandbox.home)
     assert "7" in run.told, run  # the exit status reached the model
     assert "redline" not in run.told, run  # and nothing else of the rewrite
-    # The hook's decision, then the run's (ticketed, with its enforcement level).
-    assert [(tool, verdict) for tool, verdict, _ in sandbox.logged()] == [("Bash", "allow")] * 2
+    # The hook's decision; through `redline run`, then the run's (ticketed).
+    entries = 2 if launch == "run" or probe().name != NAMESPACES else 1
+    assert [(tool, verdict) for tool, verdict, _ in sandbox.logged()] == [
+        ("Bash", "allow")
+    ] * entries
 
 
 @pytest.fixture(scope="module")
@@ -122,7 +130,7 @@ def test_hermes_runs_an_allowed_terminal_command_in_the_sandbox(
     (profile.work / ".git").mkdir()
     hermes_plugin.enable(str(profile.hermes_home), enforce=True)  # pip's part: the `.pth`
     report = profile.redline(private_hermes, "doctor")
-    assert "enforcing: terminal commands run under `redline run`" in report, report
+    assert "enforcing: terminal commands run " in report, report
     call = ToolCall("terminal", {"command": PROBE, "workdir": str(profile.work)})
     run = one_shot(private_hermes, profile, [call], **CLIENT_ENV)
     sandboxed(profile.work, profile.home)

@@ -16,6 +16,7 @@ import pytest
 from hookkit import Env, run_process
 
 from redline.hooks.enforce import redline_argv
+from redline.sandbox.level import NAMESPACES, probe
 
 
 def payload(tool: str, tool_input: dict[str, Any], cwd: str) -> dict[str, Any]:
@@ -40,9 +41,10 @@ def hook(
 
 
 def test_an_allowed_bash_call_is_wrapped_and_runs_sandboxed(env: Env, tmp_path: Path) -> None:
+    """Through `redline run` (`REDLINE_ENFORCE_LAUNCH=run`, or no namespaces)."""
     ws = tmp_path / "ws"
     ws.mkdir()
-    enforced = {**env, "REDLINE_HOOK_ENFORCE": "1"}
+    enforced = {**env, "REDLINE_HOOK_ENFORCE": "1", "REDLINE_ENFORCE_LAUNCH": "run"}
     answer = hook(enforced, "Bash", {"command": "echo hi > out", "description": "d"}, ws)
     assert answer is not None
     output = answer["hookSpecificOutput"]
@@ -84,7 +86,8 @@ def test_the_flag_turns_it_on_and_the_wrapper_ignores_a_planted_redline(
     (ws / "redline").mkdir(parents=True)
     (ws / "redline" / "__init__.py").write_text("")
     (ws / "redline" / "__main__.py").write_text("open('PLANTED', 'w').close()\n")
-    answer = hook(env, "Bash", {"command": "echo ok > out"}, ws, "--enforce")
+    via_run = {**env, "REDLINE_ENFORCE_LAUNCH": "run"}
+    answer = hook(via_run, "Bash", {"command": "echo ok > out"}, ws, "--enforce")
     assert answer is not None
     command = answer["hookSpecificOutput"]["updatedInput"]["command"]
     ran = subprocess.run(
@@ -107,8 +110,9 @@ def test_install_writes_the_flag_and_doctor_runs_the_rewrite(env: Env, tmp_path:
     assert "--enforce" in shlex.split(command)
     [finding] = [f for f in diagnose(str(home), None, env) if f.host == "claude-code"]
     assert finding.ok, finding.detail
-    assert "enforcing: allowed commands run under `redline run`" in finding.detail
-    assert not list((Path(env["REDLINE_HOME"]) / "tickets").iterdir())  # the sample's was used
+    assert "enforcing: allowed commands run " in finding.detail
+    tickets = Path(env["REDLINE_HOME"]) / "tickets"  # none, or the sample's was used
+    assert not tickets.exists() or not list(tickets.iterdir())
     uninstall("claude-code", home=str(home), environ=env)
     assert not path.exists()
 
@@ -131,3 +135,43 @@ def test_enforce_is_refused_where_the_hook_cannot_rewrite(
 
     with pytest.raises(ConfigError, match="--enforce is for claude-code"):
         install(host, home=str(tmp_path / "home"), options=Options(enforce=True), environ=env)
+
+
+@pytest.mark.skipif(probe().name != NAMESPACES, reason="needs the namespace sandbox")
+def test_with_namespaces_the_hook_writes_the_bwrap_launch_itself(env: Env, tmp_path: Path) -> None:
+    """No second Python: the rewrite is bwrap's own launch, with the scrubbed
+    environment, the terminal filter and the process bound; it runs the
+    command in the sandbox and passes its exit status through; the level is
+    in the hook's log entry."""
+    ws = tmp_path / "ws"
+    (ws / ".git").mkdir(parents=True)
+    secret = {**env, "DEPLOY_TOKEN": "canary-secret", "ORDINARY": "plain"}
+    script = "echo ${DEPLOY_TOKEN:-absent} ${ORDINARY:-absent} > out; touch ~/x 2>/dev/null; exit 7"
+    answer = hook(secret, "Bash", {"command": script}, ws, "--enforce")
+    assert answer is not None
+    command = answer["hookSpecificOutput"]["updatedInput"]["command"]
+    words = shlex.split(command)
+    assert (words[0], words[-3], words[-1]) == ("(", "9<", ")") and "exec" in words
+    assert "--clearenv" in words and "--seccomp" in words and "--die-with-parent" in words
+    assert "canary-secret" not in command
+    assert not (Path(env["REDLINE_HOME"]) / "tickets").exists()
+    # as Claude Code's Bash tool runs it: in the call's directory, its own environment
+    ran = subprocess.run(
+        ["bash", "-c", command], cwd=ws, env={**secret, "SNEAKY_TOKEN": "also-gone"},
+        capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert ran.returncode == 7, ran.stderr
+    assert (ws / "out").read_text() == "absent plain\n"  # nor the shell's own SNEAKY_TOKEN
+    home = Path(env["HOME"])
+    if not str(home).startswith(("/tmp/", "/var/tmp/")):
+        assert not (home / "x").exists()
+    from redline.audit.recorder import open_log
+    from redline.audit.store import Query
+
+    store = open_log(environ=env)
+    try:
+        [entry] = [e.record for e in store.query(Query())]
+    finally:
+        store.close()
+    logged = json.loads(entry.args) if isinstance(entry.args, str) else entry.args
+    assert logged["enforcement"] == NAMESPACES and logged["command"] == script

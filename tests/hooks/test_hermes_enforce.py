@@ -20,6 +20,7 @@ from hookkit import Env
 from redline.hooks import hermes, hermes_enforce
 from redline.hooks.doctor import diagnose
 from redline.hooks.install import hermes_plugin
+from redline.sandbox.level import NAMESPACES, probe
 
 
 class Context:
@@ -40,7 +41,8 @@ class Context:
 
 @pytest.fixture
 def plugin_env(env: Env, monkeypatch: pytest.MonkeyPatch) -> Iterator[Env]:
-    for name in ("HERMES_YOLO_MODE", "REDLINE_SERVICE", "REDLINE_HOOK_ENFORCE", "TERMINAL_ENV"):
+    for name in ("HERMES_YOLO_MODE", "REDLINE_SERVICE", "REDLINE_HOOK_ENFORCE", "TERMINAL_ENV",
+                 "REDLINE_ENFORCE_LAUNCH"):  # fmt: skip
         monkeypatch.delenv(name, raising=False)
     for name, value in env.items():
         monkeypatch.setenv(name, value)
@@ -64,11 +66,13 @@ def tool(given: Any) -> Callable[..., Any]:
     return lambda args=None: given if args is None else args
 
 
-def terminal(ctx: Context, command: str, call_id: str = "c1") -> tuple[Any, Any]:
+def terminal(
+    ctx: Context, command: str, call_id: str = "c1", workdir: str = WORKDIR
+) -> tuple[Any, Any]:
     """`pre_tool_call`, then the middleware around a stand-in of the tool that
     returns the arguments it was given."""
     call = {"session_id": "s1", "tool_call_id": call_id}
-    args = {"command": command, "workdir": WORKDIR}
+    args = {"command": command, "workdir": workdir}
     verdict = ctx.hooks["pre_tool_call"](tool_name="terminal", args=args, **call)
     if verdict is not None:
         return verdict, None
@@ -79,18 +83,30 @@ def terminal(ctx: Context, command: str, call_id: str = "c1") -> tuple[Any, Any]
     return None, ran
 
 
-def test_an_allowed_command_runs_wrapped_with_its_ticket(plugin_env: Env, tmp_path: Path) -> None:
-    verdict, ran = terminal(loaded(enforce=True), "echo hi > out")
+@pytest.mark.parametrize("launch", ["run", "direct"])
+def test_an_allowed_command_runs_wrapped(
+    plugin_env: Env, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, launch: str
+) -> None:
+    """Through `redline run` with its ticket, or bwrap's launch by the hook."""
+    if launch == "run":
+        monkeypatch.setenv("REDLINE_ENFORCE_LAUNCH", "run")
+    elif probe().name != NAMESPACES:
+        pytest.skip("needs the namespace sandbox")
+    verdict, ran = terminal(loaded(enforce=True), "echo hi > out", workdir=str(tmp_path))
     assert verdict is None and ran["timeout"] == 5
     argv = shlex.split(ran["command"])
-    assert argv[1:5] == [sys.executable, "-I", "-m", "redline"]
-    assert argv[-2:] == ["--shell", "echo hi > out"] and "--ticket" in argv
+    if launch == "run":
+        assert argv[1:5] == [sys.executable, "-I", "-m", "redline"]
+        assert argv[-2:] == ["--shell", "echo hi > out"] and "--ticket" in argv
+    else:
+        assert "--clearenv" in argv and argv[-5:-3] == ["-c", "echo hi > out"]
     done = subprocess.run(
         ["bash", "-c", ran["command"]], cwd=tmp_path, env=plugin_env,
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
     assert (done.returncode, (tmp_path / "out").read_text()) == (0, "hi\n"), done.stderr
-    assert not list((Path(plugin_env["REDLINE_HOME"]) / "tickets").iterdir())
+    tickets = Path(plugin_env["REDLINE_HOME"]) / "tickets"
+    assert not tickets.exists() or not list(tickets.iterdir())
 
 
 def test_without_enforcement_the_command_is_left_as_it_is(plugin_env: Env) -> None:
@@ -183,4 +199,4 @@ def test_doctor_runs_the_middleware(env: Env, tmp_path: Path) -> None:
     found = diagnose(str(home), None, {**env, "PATH": f"{bin_dir}:{os.environ.get('PATH', '')}"})
     [finding] = [f for f in found if f.host == "hermes"]
     assert finding.ok, finding.detail
-    assert "enforcing: terminal commands run under `redline run`" in finding.detail
+    assert "enforcing: terminal commands run " in finding.detail

@@ -116,6 +116,8 @@ class HookCall(NamedTuple):
     session: str | None = None
     context: str | None = None
     tool_use_id: str | None = None
+    logged: Mapping[str, Any] | None = None
+    """Added to `args` in the log entry only (the enforcement level)."""
 
 
 class HookReply(NamedTuple):

@@ -170,8 +170,8 @@ def enforcement(reply: str, environ: Mapping[str, str]) -> tuple[bool, str]:
         command = output["updatedInput"]["command"]
     except (ValueError, KeyError, TypeError):
         return False, "enforcement is on (`--enforce`) but the allowed `ls` was not rewritten"
-    if not isinstance(command, str) or " run " not in command:
-        return False, "enforcement is on (`--enforce`) but the rewrite does not use `redline run`"
+    if not isinstance(command, str) or (" run " not in command and "--clearenv" not in command):
+        return False, "enforcement is on (`--enforce`) but the rewrite does not sandbox the command"
     try:
         done = subprocess.run(
             ["/bin/sh", "-c", command], cwd="/", env=dict(environ), capture_output=True,
@@ -182,9 +182,10 @@ def enforcement(reply: str, environ: Mapping[str, str]) -> tuple[bool, str]:
     if done.returncode != 0:
         last = (done.stderr.strip().splitlines() or ["no output"])[-1]
         return False, f"enforcement is on but the rewritten `ls` failed ({done.returncode}): {last}"
+    from redline.hooks.enforce import describe
     from redline.sandbox.level import probe
 
-    return True, f"enforcing: allowed commands run under `redline run` ({probe().line()})"
+    return True, f"enforcing: allowed commands run {describe(command)} ({probe().line()})"
 
 
 def config_files(

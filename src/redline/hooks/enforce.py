@@ -34,9 +34,19 @@ if TYPE_CHECKING:
 ENV = "REDLINE_HOOK_ENFORCE"
 FLAG = "--enforce"
 SHELL_TOOLS = ("Bash", "terminal")
+LAUNCH_ENV = "REDLINE_ENFORCE_LAUNCH"
+"""`run` in the hook's environment: always `redline run`, never the hook's
+own bwrap launch (for a bwrap that misbehaves; both sandbox the same)."""
 PINNED_ENV = ("REDLINE_HOME", "REDLINE_POLICY")
 """Set for the wrapped `redline run` as the hook saw them: the ticket is in
 that home, and the policy that judged is the one that runs it."""
+
+
+def describe(rewrite: str) -> str:
+    """How a rewritten command runs, for `redline doctor`."""
+    if rewrite.startswith("( ") and "--clearenv" in rewrite:
+        return "in the sandbox, launched by the hook itself (bubblewrap, no second Python)"
+    return "under `redline run`"
 
 
 def enforcing(environ: Mapping[str, str]) -> bool:
@@ -57,11 +67,23 @@ def wrapped_command(
     session: str | None = None,
     context: str | None = None,
     ticket: bool = True,
+    cwd: str | None = None,
 ) -> str:
-    """The shell text that runs `command` under `redline run`, with a ticket
-    (without one, `redline run` judges the command itself)."""
+    """The shell text that runs `command`, which the hook judged (`ticket`),
+    in the sandbox: the namespace sandbox's own launch where there is one
+    (`sandbox.direct`: no Python starts again), else `redline run` with a
+    one-time ticket. Without `ticket` (the command was not judged here),
+    `redline run` judges it itself."""
     import contextlib
     import shlex
+
+    if ticket and cwd is not None and environ.get(LAUNCH_ENV, "").strip() != "run":
+        from redline.sandbox.direct import launch_text
+
+        with contextlib.suppress(OSError):  # the filter file or cgroup: `redline run`
+            direct = launch_text(command, cwd, environ)
+            if direct is not None:
+                return direct
 
     from redline.home import home_dir
     from redline.sandbox.tickets import issue
@@ -95,5 +117,18 @@ def wrapped_input(
     command = call.args.get("command")
     if decision.verdict is not Verdict.ALLOW or not isinstance(command, str) or not command.strip():
         return None
-    wrapped = wrapped_command(command, environ, session=call.session, context=call.context)
+    wrapped = wrapped_command(
+        command, environ, session=call.session, context=call.context, cwd=call.cwd or os.getcwd()
+    )
     return {**call.args, "command": wrapped}
+
+
+def logged(tool: str, enforce: bool, environ: Mapping[str, str]) -> dict[str, str] | None:
+    """What the hook's log entry adds to an enforced shell call's arguments:
+    the machine's sandbox level at decision time (a run that goes through
+    `redline run` logs the level it used in an entry of its own)."""
+    if tool not in SHELL_TOOLS or not (enforce or enforcing(environ)):
+        return None
+    from redline.sandbox.level import probe
+
+    return {"enforcement": probe().name}

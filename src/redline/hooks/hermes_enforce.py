@@ -93,7 +93,11 @@ def remember(call: HookCall, decision: Decision, environ: Mapping[str, str]) -> 
         return
     from redline.hooks.enforce import wrapped_command
 
-    wrapped = wrapped_command(command, environ, session=call.session, context=call.context)
+    workdir = call.args.get("workdir")
+    cwd = workdir if isinstance(workdir, str) and os.path.isabs(workdir) else call.cwd
+    wrapped = wrapped_command(
+        command, environ, session=call.session, context=call.context, cwd=cwd or os.getcwd()
+    )
     while len(_remembered) >= _REMEMBERED_MOST:  # forget the oldest: bounded
         _remembered.pop(next(iter(_remembered)))
     _remembered[(call.tool_use_id or "", command)] = wrapped

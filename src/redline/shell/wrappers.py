@@ -31,6 +31,10 @@ def _w(short: str = "", long: str = "", **kwargs: object) -> Wrapper:
     return Wrapper(frozenset(short), frozenset(long.split()), **kwargs)  # type: ignore[arg-type]
 
 
+_BWRAP_PAIRS = (
+    "bind bind-try dev-bind dev-bind-try ro-bind ro-bind-try bind-fd ro-bind-fd symlink setenv "
+    "file bind-data ro-bind-data chmod"
+)
 WRAPPERS: dict[str, Wrapper] = {
     "sudo": _w(
         "ughpCDrtUTR",
@@ -112,14 +116,7 @@ WRAPPERS: dict[str, Wrapper] = {
         "remount-ro mkdir tmpfs dev proc mqueue seccomp add-seccomp-fd block-fd "
         "userns-block-fd info-fd json-status-fd cap-add cap-drop perms size exec-label "
         "file-label overlay-src tmp-overlay ro-overlay",
-        arity=tuple(
-            (name, 2)
-            for name in (
-                "bind bind-try dev-bind dev-bind-try ro-bind ro-bind-try bind-fd ro-bind-fd "
-                "symlink setenv file bind-data ro-bind-data chmod"
-            ).split()
-        )
-        + (("overlay", 3),),
+        arity=(*((name, 2) for name in _BWRAP_PAIRS.split()), ("overlay", 3)),
     ),
     "dumb-init": _w("r", "rewrite"),
 }

@@ -287,9 +287,13 @@ def probe(environ: Mapping[str, str], enforce: bool = False) -> tuple[bool, str]
     if not enforce:
         return True, detail
     rewrite = answer.get("rewrite")
-    if not isinstance(rewrite, str) or "redline run" not in rewrite.replace(" -I -m ", " "):
+    wrapped = isinstance(rewrite, str) and (
+        "redline run" in rewrite.replace(" -I -m ", " ") or "--clearenv" in rewrite
+    )
+    if not isinstance(rewrite, str) or not wrapped:
         return False, f"{detail}; but enforcement is on and `ls` was not rewritten: {rewrite}"
+    from redline.hooks.enforce import describe
     from redline.sandbox.level import probe as level
 
-    enforcing = f"enforcing: terminal commands run under `redline run` ({level().line()})"
+    enforcing = f"enforcing: terminal commands run {describe(rewrite)} ({level().line()})"
     return True, f"{detail}; {enforcing}"
