@@ -107,6 +107,11 @@ def test_an_allowed_command_runs_wrapped(
     assert (done.returncode, (tmp_path / "out").read_text()) == (0, "hi\n"), done.stderr
     tickets = Path(plugin_env["REDLINE_HOME"]) / "tickets"
     assert not tickets.exists() or not list(tickets.iterdir())
+    from hookkit import log_entries
+
+    logged = log_entries(plugin_env)[0].record.args
+    logged = json.loads(logged) if isinstance(logged, str) else logged
+    assert logged["enforcement"] == probe().name
 
 
 def test_without_enforcement_the_command_is_left_as_it_is(plugin_env: Env) -> None:

@@ -181,7 +181,9 @@ def pre_tool_call(tool_name: Any = None, args: Any = None, **kwargs: Any) -> dic
 
         person = _settings().ask != ASK_DENY and hermes_asks_a_person(os.environ)
         shape = judge.same if person else judge.cannot_ask("Hermes")
-        decision = judge.decide(call, os.environ, shape)
+        from redline.hooks.hermes_enforce import logged
+
+        decision = judge.decide(call._replace(logged=logged(call, os.environ)), os.environ, shape)
         refused = _enforce(call, decision)
         if refused is not None:
             return refused

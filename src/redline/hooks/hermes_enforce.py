@@ -81,6 +81,15 @@ def enforcing(environ: Mapping[str, str]) -> bool:
     return _configured or by_environment(environ)
 
 
+def logged(call: HookCall, environ: Mapping[str, str]) -> dict[str, str] | None:
+    """The sandbox level for the log entry of an enforced terminal call."""
+    if call.tool != TOOL or not enforcing(environ):
+        return None
+    from redline.hooks.enforce import logged as level
+
+    return level(call.tool, True, environ)
+
+
 def remember(call: HookCall, decision: Decision, environ: Mapping[str, str]) -> None:
     """For a terminal call redline lets go ahead (allowed, or handed to Hermes's
     approval): the wrapped command the middleware will run instead."""
