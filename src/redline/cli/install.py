@@ -175,8 +175,9 @@ def _enforce_note() -> str:
     from redline.sandbox.level import probe
 
     return (
-        "Allowed shell commands now run under `redline run`: scrubbed environment, "
-        f"sandbox {probe().line()}. A `cd` or `export` no longer carries over between commands."
+        "Allowed shell commands now run in the sandbox (launched by the hook itself where "
+        "bubblewrap can run, else under `redline run`), with a scrubbed environment; sandbox "
+        f"{probe().line()}. A `cd` or `export` no longer carries over between commands."
     )
 
 
