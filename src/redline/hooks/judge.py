@@ -121,7 +121,7 @@ def _record(
             context=call.context,
             agent=call.host,
             tool=call.tool,
-            args=call.args,
+            args={**call.args, **call.logged} if call.logged else call.args,
             decision=decision,
             environ=environ,
             deadline=deadline,

@@ -196,15 +196,55 @@ class PolicyRule(NamedTuple):
 ENFORCE_LEVELS = ("required", "best-effort", "off")
 
 
+class RunProfile(NamedTuple):
+    """A named set of sandbox settings (`sandbox.profiles.NAME`) that
+    `redline run --profile NAME` applies over the policy's own: its
+    `writable` and `env.pass` are added, its `network` (when given) replaces."""
+
+    name: str
+    writable: tuple[str, ...] = ()
+    network: bool | None = None
+    env_pass: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "writable": list(self.writable), "network": self.network,
+            "env_pass": list(self.env_pass),
+        }  # fmt: skip
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RunProfile:
+        network = data["network"]
+        return cls(
+            str(data["name"]), tuple(data["writable"]),
+            None if network is None else bool(network), tuple(data["env_pass"]),
+        )  # fmt: skip
+
+
 class RunSettings(NamedTuple):
     """How `redline run` runs what the gate allowed: which secret-like
     variables pass (`env.pass`), whether a kernel sandbox is `required`,
-    where it may write besides the workspace and temp, and the network."""
+    where it may write besides the workspace and temp, the network, and the
+    named profiles a run may choose (`sandbox.profiles`)."""
 
     env_pass: tuple[str, ...] = ()
     enforce: str = "best-effort"
     writable: tuple[str, ...] = ()
     network: bool = True
+    profiles: tuple[RunProfile, ...] = ()
+
+    def with_profile(self, name: str) -> RunSettings:
+        """These settings with profile `name` applied; `ValueError` when the
+        policy has no such profile."""
+        for profile in self.profiles:
+            if profile.name == name:
+                return self._replace(
+                    env_pass=(*self.env_pass, *profile.env_pass),
+                    writable=(*self.writable, *profile.writable),
+                    network=self.network if profile.network is None else profile.network,
+                )
+        known = ", ".join(p.name for p in self.profiles) or "none"
+        raise ValueError(f"the policy has no sandbox profile `{name}` (it has: {known})")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -212,6 +252,7 @@ class RunSettings(NamedTuple):
             "enforce": self.enforce,
             "writable": list(self.writable),
             "network": self.network,
+            "profiles": [p.to_json() for p in self.profiles],
         }
 
     @classmethod
@@ -219,6 +260,7 @@ class RunSettings(NamedTuple):
         return cls(
             tuple(data["env_pass"]), str(data["enforce"]), tuple(data["writable"]),
             bool(data["network"]),
+            tuple(RunProfile.from_json(p) for p in data.get("profiles", ())),
         )  # fmt: skip
 
 
