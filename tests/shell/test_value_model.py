@@ -187,3 +187,12 @@ def test_substitutions_take_their_static_value() -> None:
     assert "reboot" in _commands("$(echo cmVib290 | base64 -d)")
     assert "reboot" in _commands("bash <(printf 'reboot')")
     assert _commands("$(cat cmd.txt)")[0] == DYNAMIC
+
+
+def test_decompressors_after_a_decoder() -> None:
+    packed = decoders.decode("base64", ("-d",), "H4sIAGwVF2sC/ytKTcrPL+ECAByaGNYHAAAA")
+    assert packed is not None and DYNAMIC not in packed
+    assert static_text.output("gunzip", (), packed) == "reboot\n"
+    assert static_text.output("gzip", (), packed) is None  # compresses: not computed
+    assert static_text.output("gunzip", ("f.gz",), packed) is None
+    assert decoders.decompress("zcat", (), "not gzip") is None

@@ -59,6 +59,12 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
             "PermissionRequest hook (only when Codex is set to ask)",
         )
         parser.add_argument(
+            "--enforce",
+            action="store_true",
+            help="claude-code, hermes --plugin: every allowed shell command runs under "
+            "`redline run` (scrubbed environment, kernel sandbox); see docs/enforce.md",
+        )
+        parser.add_argument(
             "--record-outcomes",
             action="store_true",
             help="claude-code, codex: also hook PostToolUse, to log asked calls that ran",
@@ -118,14 +124,21 @@ def _plugin(args: argparse.Namespace, install: bool) -> int:
     chosen = [a for a in ("allow_explicit", "context", "defer_ask", "service") if vars(args).get(a)]
     if install and (chosen or args.ask or args.record_outcomes or args.service_key):
         print(
-            "redline: --plugin takes no hook options; the plugin reads REDLINE_HOOK_ASK, "
-            "REDLINE_CONTEXT and REDLINE_SERVICE from Hermes's environment",
+            "redline: --plugin takes no hook options but --enforce; the plugin reads "
+            "REDLINE_HOOK_ASK, REDLINE_CONTEXT and REDLINE_SERVICE from Hermes's environment",
             file=sys.stderr,
         )
         return exitcodes.ERROR
-    action = hermes_plugin.install if install else hermes_plugin.uninstall
-    code = _apply(lambda: action(home=args.home, project=args.project))
+    enforce = install and args.enforce
+    if install:
+        code = _apply(
+            lambda: hermes_plugin.install(home=args.home, project=args.project, enforce=enforce)
+        )
+    else:
+        code = _apply(lambda: hermes_plugin.uninstall(home=args.home, project=args.project))
     if code == exitcodes.ALLOW and install:
+        if enforce:
+            print(_enforce_note())
         print(PLUGIN_AFTER)
         print("Check it with `redline doctor`.")
     return code
@@ -155,6 +168,7 @@ def _install(args: argparse.Namespace) -> int:
         record_outcomes=args.record_outcomes,
         service=bool(args.service),
         service_key=args.service_key,
+        enforce=args.enforce,
     )
     if args.hold_timeout is not None:
         options = options._replace(hold_timeout_s=args.hold_timeout)
@@ -171,9 +185,21 @@ def _install(args: argparse.Namespace) -> int:
     if code == exitcodes.ALLOW:
         if args.service:
             print(_service_note(options))
+        if args.enforce:
+            print(_enforce_note())
         print(AFTER[args.agent])
         print("Check it with `redline doctor`.")
     return code
+
+
+def _enforce_note() -> str:
+    from redline.sandbox.level import probe
+
+    return (
+        "Allowed shell commands now run in the sandbox (launched by the hook itself where "
+        "bubblewrap can run, else under `redline run`), with a scrubbed environment; sandbox "
+        f"{probe().line()}. A `cd` or `export` no longer carries over between commands."
+    )
 
 
 def _service_note(options: Options) -> str:

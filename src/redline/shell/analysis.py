@@ -14,7 +14,6 @@ from redline.fasttuple import NamedTuple
 from redline.shell import (
     aliases,
     bind_mounts,
-    builtin_code,
     carriers,
     cwd_words,
     fastpath,
@@ -24,6 +23,7 @@ from redline.shell import (
     subcommands,
 )  # fmt: skip
 from redline.shell import written_scripts as written
+from redline.shell.builtin_code import carried as builtin_carried
 from redline.shell.carriers import SOURCE
 from redline.shell.invocation import Invocation, command_name
 from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCommand, Word
@@ -208,6 +208,8 @@ class _Builder:
             if redirect.op in ("<<", "<<-", "<<<") and redirect.body is not None:
                 body = redirect.body
                 return body + "\n" if redirect.op == "<<<" else body
+            if redirect.op == "<" and redirect.target and redirect.target.feeds:  # `< <(echo x)`
+                return None if DYNAMIC in redirect.target.feeds else redirect.target.feeds
         if cmd.pipeline < 0 or cmd.position == 0:
             return None
         feeders = [
@@ -291,10 +293,7 @@ class _Builder:
             for flag, inner in find.fd_exec(argv):
                 self.add_command(inner, (), inv.span, origin, depth, (*via, f"fd {flag}"), remote,
                                  True, (), inv.index, None)  # fmt: skip
-        for carried in (
-            *carriers.carried_scripts(inv),
-            *builtin_code.carried(inv, self.bodies, via),
-        ):
+        for carried in carriers.carried_scripts(inv) + builtin_carried(inv, self.bodies, via):
             self._add_carried(carried, inv, origin, depth, via, remote)
         for launch in subcommands.launches(inv):
             label, inner_remote = (*via, launch.label), remote or launch.remote

@@ -14,7 +14,9 @@ _TRAP_QUIET = frozenset({"-l", "-p", "-P"})
 def carried(inv: Invocation, functions: dict[str, str], via: tuple[str, ...]) -> list[Carried]:
     if inv.name == "trap":
         return _trap(inv)
-    body = functions.get(inv.name) if functions and inv.argv[0].raw == inv.name else None
+    if not functions:
+        return []
+    body = functions.get(inv.name) if inv.argv[0].raw == inv.name else None
     label = "function " + inv.name
     if body is None or label in via:
         return []

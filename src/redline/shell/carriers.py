@@ -17,6 +17,8 @@ SHELLS = frozenset(
      "tcsh", "pwsh"}
 )  # fmt: skip
 SOURCE = frozenset({"source", "."})
+# Paths that name the reader's own stdin.
+STDIN_PATHS = frozenset({"/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"})
 # Interpreters that may run code given inline or on stdin.
 INTERPRETERS = frozenset(
     {"python", "pypy", "perl", "ruby", "node", "nodejs", "bun", "deno", "php", "lua", "luajit",
@@ -187,7 +189,7 @@ def carried_scripts(inv: Invocation) -> list[Carried]:
         target = operands[0].value if operands else ""
         if operands and operands[0].feeds is not None:  # `source <(echo CMD)`
             return [Carried(operands[0].feeds, name + " <(...)")]
-        if target in ("/dev/stdin", "/proc/self/fd/0", "-") and inv.stdin_text is not None:
+        if (target in STDIN_PATHS or target == "-") and inv.stdin_text is not None:
             return [Carried(inv.stdin_text, name + " /dev/stdin", shares_stdin=False)]
         return []
     if interpreter_family(name) is not None:
@@ -238,6 +240,8 @@ def _shell(inv: Invocation) -> list[Carried]:
         return [Carried(script.value, f"{inv.name} -c", script, env)]
     if operands[:1] and operands[0].value == "-":
         operands = operands[1:]  # `bash -`: a lone `-` ends the options
+    elif operands[:1] and operands[0].value in STDIN_PATHS:  # `bash /dev/stdin`
+        operands = operands[1:] if inv.stdin_text is not None else operands
     if operands and operands[0].feeds is not None:  # `bash <(echo CMD)`
         return [Carried(operands[0].feeds, f"{inv.name} <(...)")]
     if (not operands or mode == "s") and inv.stdin_text is not None:

@@ -36,8 +36,68 @@ def _short(flag: str, letter: str) -> bool:
     return not flag.startswith("--") and letter in flag[1:]
 
 
+# Binary data is kept one byte a character; its NUL bytes as this character,
+# since NUL itself stands for `DYNAMIC`.
+_NUL = "\ue000"
+
+
 def _text(data: bytes) -> str:
-    return data.decode("utf-8", "replace")
+    """Text as UTF-8; data that is not (compressed data) kept one byte a
+    character, so a decompressor after the decoder gets the bytes back."""
+    if b"\x00" not in data:
+        try:
+            return data.decode("utf-8")
+        except UnicodeDecodeError:
+            pass
+    return data.decode("latin-1").replace("\x00", _NUL)
+
+
+def _bytes(text: str) -> bytes:
+    try:
+        return text.replace(_NUL, "\x00").encode("latin-1")
+    except UnicodeEncodeError:
+        return text.encode("utf-8")
+
+
+# Decompressors of data piped from a decoder: program -> (format, flags that decompress).
+DECOMPRESSORS = {
+    "gunzip": ("gz", ""), "zcat": ("gz", ""), "gzip": ("gz", "d"), "unxz": ("xz", ""),
+    "xzcat": ("xz", ""), "xz": ("xz", "d"), "bunzip2": ("bz2", ""), "bzcat": ("bz2", ""),
+    "bzip2": ("bz2", "d"),
+}  # fmt: skip
+
+
+def decompress(name: str, values: tuple[str, ...], stdin: str | None) -> str | None:
+    """`gunzip`, `gzip -d`, `zcat`, `xz -d`, `bzip2 -d` of data on stdin, at
+    most `limit` characters out (a small input can expand without end)."""
+    kind, needs = DECOMPRESSORS[name]
+    flags = "".join(v[1:] for v in values if v.startswith("-") and not v.startswith("--"))
+    longs = [v for v in values if v.startswith("--")]
+    if stdin is None or any(not v.startswith("-") for v in values):
+        return None
+    if needs and needs not in flags and "--decompress" not in longs and "--stdout" not in longs:
+        return None
+    from redline.shell.static_text import MAX_TEXT
+
+    data = _bytes(stdin)
+    try:
+        if kind == "gz":
+            import zlib
+
+            out = zlib.decompressobj(16 + zlib.MAX_WBITS).decompress(data, MAX_TEXT)
+        elif kind == "xz":
+            import lzma
+
+            out = lzma.LZMADecompressor().decompress(data, MAX_TEXT)
+        else:
+            import bz2
+
+            out = bz2.BZ2Decompressor().decompress(data, MAX_TEXT)
+    except (OSError, EOFError, ValueError, MemoryError):
+        return None
+    except Exception:  # noqa: BLE001 - zlib.error and friends: not decodable, so unknown
+        return None
+    return _text(out)
 
 
 def _base64(text: str) -> str | None:

@@ -109,7 +109,8 @@ def _array(name: str, subscript: str, rest: str, table: dict[str, str]) -> Expan
         if values is None:
             return Expanded(DYNAMIC, None, code)
         if not rest:
-            return Expanded(" ".join(values), values if subscript == "@" else None, code)
+            joiner = " " if subscript == "@" else table.get("IFS", " ")[:1]  # `"${a[*]}"`
+            return Expanded(joiner.join(values), values if subscript == "@" else None, code)
         return _apply(values, False, rest, subscript == "@")._replace(code=code)
     index = _index(subscript, table)
     if values is None or index is None or not -len(values) <= index < len(values):

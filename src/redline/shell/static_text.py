@@ -16,10 +16,15 @@ from redline.shell.model import DYNAMIC
 
 # Programs whose output can be computed here.
 DECODERS = frozenset({"base64", "base32", "basenc", "xxd", "openssl"})
+DECOMPRESSORS = frozenset(
+    {"gunzip", "zcat", "gzip", "unxz", "xzcat", "xz", "bunzip2", "bzcat", "bzip2"}
+)
 TRANSFORMS = frozenset({"rev", "tr", "sed", "cut", "head", "tail", "tac"})
 AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
 PATHS = frozenset({"dirname", "basename"})
-PRODUCERS = frozenset({"echo", "printf", "cat", "tee"}) | DECODERS | TRANSFORMS | AWKS | PATHS
+PRODUCERS = (
+    frozenset({"echo", "printf", "cat", "tee"}) | DECODERS | DECOMPRESSORS | TRANSFORMS | AWKS
+) | PATHS
 # Bounds on work: longer text is not computed (it stays unknown).
 MAX_TEXT = 64 * 1024
 
@@ -40,10 +45,13 @@ def output(name: str, values: tuple[str, ...], stdin: str | None) -> str | None:
         text = stdin if not files or name == "tee" else None
     elif name in PATHS:
         text = _path_part(name, values)
-    elif name in DECODERS:
+    elif name in DECODERS or name in DECOMPRESSORS:
         from redline.shell import decoders
 
-        text = decoders.decode(name, values, stdin)
+        if name in DECODERS:
+            text = decoders.decode(name, values, stdin)
+        else:
+            text = decoders.decompress(name, values, stdin)
     elif name in AWKS:
         from redline.shell import awk_print
 

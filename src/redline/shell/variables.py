@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from collections.abc import Sequence
 
 _ASSIGNED = lazy_regex(r"([A-Za-z_]\w*)\s*(?:[-+*/%]?=(?!=)|\+\+|--)|(?:\+\+|--)\s*([A-Za-z_]\w*)")
-_SETTERS = frozenset({"read", "mapfile", "readarray", "printf", "let", "unset", "set"})
+_SETTERS = frozenset({"read", "mapfile", "readarray", "printf", "let", "unset", "set", "eval"})
 
 
 def after(
@@ -36,6 +36,11 @@ def after(
     if name not in _SETTERS and name not in positionals.DECLARATIONS:
         return []
     args = [w.value for w in words[1:]]
+    if name == "eval":
+        # `eval "\$$n"`: its text is expanded again with the variables set so
+        # far (the carried script, read on its own, cannot know them).
+        text = " ".join(args)
+        return [text] if "$" in text and DYNAMIC not in text else []
     if name == "set":
         if args:
             positionals.set_from(table, list(words[1:]))
@@ -71,6 +76,8 @@ def assign(table: dict[str, str], text: str, array: tuple[str, ...] | None = Non
     name = name.rstrip("+")
     base, bracket, index_text = name.partition("[")
     base = table.get(NAMEREF + base, base)
+    if array is not None and any(v.startswith("[") and "]=" in v for v in array):
+        array = _keyed(array)
     if array is not None:
         old = parameters.elements(table, base) if append else ()
         if old is None or any(DYNAMIC in v for v in array):
@@ -102,6 +109,20 @@ def assign(table: dict[str, str], text: str, array: tuple[str, ...] | None = Non
     if base + ALL in table:  # `a=x` sets element 0 of an array
         items = table[base + ALL].split(SEP)
         table[base + ALL] = SEP.join([value, *items[1:]])
+
+
+def _keyed(array: tuple[str, ...]) -> tuple[str, ...] | None:
+    """`([0]=rm [1]=-rf)` in index order; `([k]=v)` of one key; else unknown
+    (an associative array's order is the shell's hash order)."""
+    pairs = [v[1:].partition("]=") for v in array]
+    if any(not eq for _, eq, _ in pairs):
+        return None
+    if all(key.isdigit() for key, _, _ in pairs):
+        ordered = sorted(pairs, key=lambda p: int(p[0]))
+        if [int(k) for k, _, _ in ordered] == list(range(len(ordered))):
+            return tuple(value for _, _, value in ordered)
+        return None
+    return (pairs[0][2],) if len(pairs) == 1 else None
 
 
 def _store(table: dict[str, str], name: str, items: tuple[str, ...]) -> None:

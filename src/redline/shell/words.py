@@ -381,8 +381,8 @@ class WordScanner:
             if k > 1:
                 if split:
                     b.split_here()
-                else:
-                    b.add(" ")
+                else:  # `"$*"` joins with IFS's first character
+                    b.add(self.vars.get("IFS", " ")[:1])
             b.add(self.vars.get(str(k), DYNAMIC))
 
 
