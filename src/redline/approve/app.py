@@ -133,7 +133,9 @@ def owner_routes(service: Service) -> list[BaseRoute]:
         return JSONResponse({"channel": channel, "code": code, "expires": expires})
 
     async def paired(request: Request) -> Response:
-        return JSONResponse({"paired": [p.to_json() for p in service.pairing.paired()]})
+        # Messaging senders (`inbound:*`) are `redline senders list`'s, not approvers.
+        approvers = [p for p in service.pairing.paired() if not p.channel.startswith("inbound:")]
+        return JSONResponse({"paired": [p.to_json() for p in approvers]})
 
     async def revoke(request: Request) -> Response:
         channel, sender = request.path_params["channel"], request.path_params["sender"]

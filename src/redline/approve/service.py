@@ -46,6 +46,7 @@ from redline.pairing import Pairing
 if TYPE_CHECKING:
     from redline.approve.fleet import Fleet
     from redline.approve.workers import WorkerPool
+    from redline.opinion.consult import Opinion
 
 log = logging.getLogger("redline.approve")
 
@@ -91,6 +92,7 @@ class Service:
         self.proposals = Proposals(self.db)
         self.channels: list[Channel] = []
         every = os.environ if environ is None else environ
+        self.environ = every
         self.known = judge.known_secrets(every)
         self.version = 0
         self._changed = asyncio.Event()
@@ -192,12 +194,40 @@ class Service:
         call, nonce, agent = asked = judge.read_call(body)
         if origin is not None:
             agent = f"{agent or 'hook'} · {origin}"
-        decision, seq = await self._record(call, agent, judge.check(self.gate, call))
+        decision, opinion = await self._second_opinion(call, judge.check(self.gate, call))
+        decision, seq = await self._record(call, agent, decision)
+        if opinion is not None and seq is not None:
+            decision = await self._record_opinion(opinion, seq, call, agent, decision)
         digest = asked.digest
         if decision.verdict is not Verdict.ASK:
             return self._now(nonce, digest, seq, decision)
-        held = self.hold(Kind.CALL, call, decision, seq, nonce, digest, agent)
+        held = self.hold(Kind.CALL, call, decision, seq, nonce, digest, agent, opinion=opinion)
         return {"status": "pending", "request": held.id, "deadline": held.deadline}, None
+
+    async def _second_opinion(
+        self, call: ToolCall, decision: Decision
+    ) -> tuple[Decision, Opinion | None]:
+        """The model's second opinion (F-APPROVE-6), off the event loop; it can
+        only tighten `decision`, and comes before any hold or answer."""
+        if self.gate.policy.opinion is None:
+            return decision, None
+        from redline.opinion.consult import consult
+
+        return await asyncio.to_thread(
+            consult, self.gate, call, decision, self.environ, known=self.known
+        )
+
+    async def _record_opinion(
+        self, opinion: Opinion, seq: int, call: ToolCall, agent: str | None, decision: Decision
+    ) -> Decision:
+        from redline.audit.recorder import deny_log_unavailable
+        from redline.opinion.consult import opinion_record
+
+        try:
+            await self.writer.append(opinion_record(opinion, ref=seq, call=call, agent=agent))
+        except LogUnavailable as err:
+            return deny_log_unavailable(err)._replace(hits=decision.hits)
+        return decision
 
     async def propose(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """Hold a proposal for the owner; the service carries it out on approval."""
@@ -226,8 +256,12 @@ class Service:
         digest: str,
         agent: str | None,
         shown: str | None = None,
+        opinion: Opinion | None = None,
     ) -> Held:
         now = time.time()
+        judged = decision.to_json()
+        if opinion is not None:
+            judged["opinion"] = opinion.to_json()  # shown to the owner with the call
         args = redact_value(dict(call.args), self.known)
         stored = {"tool": call.tool, "args": args, "cwd": call.cwd}
         held = Held(
@@ -244,7 +278,7 @@ class Service:
             context=decision.context or call.context,
             call=json.dumps(stored, sort_keys=True),
             shown=shown if shown is not None else shown_text(call.tool, call.args, self.known),
-            decision=json.dumps(decision.to_json(), sort_keys=True),
+            decision=json.dumps(judged, sort_keys=True),
         )
         self.pending.insert(held)  # persisted before anyone is told
         self._calls[held.id] = call

@@ -249,3 +249,7 @@ def register(ctx: Any) -> None:
     """Hermes plugin entry point."""
     ctx.register_hook("pre_tool_call", pre_tool_call)
     ctx.register_hook("post_tool_call", post_tool_call)
+    from redline.hooks.hermes_inbound import pre_gateway_dispatch
+
+    # Messages from unpaired senders on `inbound.channels` start no run.
+    ctx.register_hook("pre_gateway_dispatch", pre_gateway_dispatch)

@@ -222,6 +222,49 @@ class RunSettings(NamedTuple):
         )  # fmt: skip
 
 
+OPINION_SIGNALS = (
+    "network-secret",
+    "upload",
+    "unknown-program",
+    "computed-command",
+    "write-outside-workspace",
+)
+"""Risk signals that send an allowed call to the second opinion (F-APPROVE-6)."""
+OPINION_ON = ("asked", "allowed", "risky", *OPINION_SIGNALS)
+"""What `second_opinion.on` may list: `asked` (every asked call), `allowed`
+(every allowed call), `risky` (all the signals), or single signals."""
+OPINION_DEFAULT_ON = ("asked", "risky")
+
+
+class OpinionSettings(NamedTuple):
+    """The policy's `second_opinion` block: a language model's opinion that
+    can only tighten a verdict (F-APPROVE-6). Off unless the block is given."""
+
+    base_url: str
+    model: str
+    api_key_env: str | None = None
+    timeout_ms: int = 4000
+    max_calls_per_hour: int = 60
+    on: tuple[str, ...] = OPINION_DEFAULT_ON
+
+    @property
+    def signals(self) -> frozenset[str]:
+        """The risk signals that select an allowed call."""
+        if "risky" in self.on or "allowed" in self.on:
+            return frozenset(OPINION_SIGNALS)
+        return frozenset(s for s in self.on if s in OPINION_SIGNALS)
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self._asdict(), "on": list(self.on)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> OpinionSettings:
+        return cls(
+            str(data["base_url"]), str(data["model"]), data["api_key_env"],
+            int(data["timeout_ms"]), int(data["max_calls_per_hour"]), tuple(data["on"]),
+        )  # fmt: skip
+
+
 class Policy(NamedTuple):
     """A validated policy. `contexts` maps a context where nobody can answer
     to what an ask becomes there (`deny` unless the policy says `ask`)."""
@@ -239,6 +282,11 @@ class Policy(NamedTuple):
     digest: str = ""
     # Problems that do not stop the policy from loading: (line, message, help).
     warnings: tuple[tuple[int, str, str], ...] = ()
+    opinion: OpinionSettings | None = None
+    """`second_opinion`: `None` (the default) is off."""
+    inbound: tuple[str, ...] = ()
+    """`inbound.channels`: the messaging channels whose senders must be paired
+    before a gateway plugin lets their message start a run (F-INBOUND-1)."""
 
     @property
     def call_keys(self) -> frozenset[str]:
@@ -276,6 +324,8 @@ class Policy(NamedTuple):
             "source": self.source,
             "digest": self.digest,
             "warnings": list(self.warnings),
+            "opinion": None if self.opinion is None else self.opinion.to_json(),
+            "inbound": list(self.inbound),
         }
 
     @classmethod
@@ -296,4 +346,6 @@ class Policy(NamedTuple):
             source=data["source"],
             digest=data["digest"],
             warnings=tuple((int(w[0]), str(w[1]), str(w[2])) for w in data["warnings"]),
+            opinion=None if data["opinion"] is None else OpinionSettings.from_json(data["opinion"]),
+            inbound=tuple(data["inbound"]),
         )
