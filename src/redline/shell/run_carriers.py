@@ -35,7 +35,7 @@ def git_config_runs(key: str, value: str) -> str | None:
     from redline.shell.subcommands import runs_command  # a cycle: import at use
 
     key = key.lower()
-    if key.startswith("alias."):
+    if key.startswith("alias.") or (key.startswith("submodule.") and key.endswith(".update")):
         return value[1:] if value.startswith("!") else None
     if key == "core.hookspath":
         inside = not value.startswith(("/", "~", "$")) and ".." not in value
@@ -106,8 +106,8 @@ def _git(inv: Invocation) -> list[Run]:
             found += _script(f"git {value.partition('=')[0]}", git_config_runs(key, command) or "")
         if value == "-c" and k + 1 < len(argv):
             key, _, setting = argv[k + 1].value.partition("=")
-            if key.lower() == "core.hookspath":
-                found += _script("git -c core.hooksPath", git_config_runs(key, setting) or "")
+            if key.lower() == "core.hookspath" or key.lower().startswith("submodule."):
+                found += _script(f"git -c {key}", git_config_runs(key, setting) or "")
     return found
 
 
