@@ -81,8 +81,11 @@ def _candidates(inv: Invocation) -> list[tuple[str, int]]:
 
 
 def _hardline_argument(inv: Invocation, analysis: Analysis) -> bool | Span:
+    # Most calls have no argument with a space: the cheapest test first.
+    if not any(" " in word.value for word in inv.argv[1:]):
+        return False
     name = inv.name
-    if not name or name in DATA_PROGRAMS or name in _KNOWN_CARRIERS or len(inv.argv) < 2:
+    if not name or name in DATA_PROGRAMS or name in _KNOWN_CARRIERS:
         return False
     if interpreter_family(name) is not None:
         from redline.shell.carriers import inline_code  # only for interpreters

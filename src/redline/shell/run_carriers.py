@@ -297,6 +297,10 @@ LAZY_FINDERS: dict[str, frozenset[str]] = {
     "command_runners": frozenset(_RUNNER_NAMES.split()),
     "tool_scripts": frozenset(_TOOL_NAMES.split()),
 }
+_LAZY_BY_NAME: dict[str, tuple[str, ...]] = {}
+for _module, _names in LAZY_FINDERS.items():
+    for _name in _names:
+        _LAZY_BY_NAME[_name] = (*_LAZY_BY_NAME.get(_name, ()), f"redline.shell.{_module}")
 NAMES = frozenset(FINDERS).union(*LAZY_FINDERS.values())
 
 
@@ -305,12 +309,13 @@ def runs(inv: Invocation) -> list[Run]:
     if len(inv.argv) < 2:
         return []
     name = inv.name
-    finder = FINDERS.get(name)
+    finder, lazy = FINDERS.get(name), _LAZY_BY_NAME.get(name)
+    if finder is None and lazy is None:
+        return []
     found = finder(inv) if finder is not None else []
-    for module, names in LAZY_FINDERS.items():
-        if name in names:
-            __import__(f"redline.shell.{module}")  # not `importlib`: kept off a hook's start
-            found += sys.modules[f"redline.shell.{module}"].FINDERS[name](inv)
+    for module in lazy or ():
+        __import__(module)  # not `importlib`: kept off a hook's start
+        found += sys.modules[module].FINDERS[name](inv)
     return found
 
 
