@@ -31,7 +31,8 @@ _DATA = (
     "local export readonly set unset alias unalias true false : gh glab hub jira curl http "
     "https xh diff cmp basename dirname realpath readlink stat file ls touch mkdir pbcopy xclip "
     "xsel wl-copy trans git docker podman kubectl tmux screen at batch openssl base64 md5sum "
-    "sha256sum shasum ssh-keygen gpg age zenity dialog whiptail npm yarn pnpm pip pip3 cargo go"
+    "sha256sum shasum ssh-keygen gpg age zenity dialog whiptail npm yarn pnpm pip pip3 cargo go "
+    "bat batcat glow pandoc lolcat task todoist linear espeak-ng"
 )
 DATA_PROGRAMS = frozenset(_DATA.split())
 # A command a hard-line rule looks at, as the first word or after a separator.
@@ -78,6 +79,8 @@ def _candidates(inv: Invocation) -> list[tuple[str, int]]:
     for k, value in enumerate(inv.values, 1):
         if value.startswith("-") and "=" in value:
             value = value.partition("=")[2]
+        elif value.startswith("-") and not value.startswith("--"):
+            value = value[2:]  # `-c'CMD'`: a short option's attached value
         plausible = " " in value and len(value) <= MAX_ARGUMENT and DYNAMIC not in value
         if plausible and _HARDLINE_WORDS.search(value):
             found.append((value, k))
@@ -85,8 +88,11 @@ def _candidates(inv: Invocation) -> list[tuple[str, int]]:
 
 
 def _hardline_argument(inv: Invocation, analysis: Analysis) -> bool | Span:
+    # Most calls have no argument with a space: the cheapest test first.
+    if not any(" " in word.value for word in inv.argv[1:]):
+        return False
     name = inv.name
-    if not name or name in DATA_PROGRAMS or name in _KNOWN_CARRIERS or len(inv.argv) < 2:
+    if not name or name in DATA_PROGRAMS or name in _KNOWN_CARRIERS:
         return False
     if interpreter_family(name) is not None:
         from redline.shell.carriers import inline_code  # only for interpreters
@@ -122,6 +128,7 @@ CARRIED_ARG_RULES: tuple[Rule, ...] = (
             "./deploy.sh --after 'shutdown -h now'",
             "foo 'mkfs.ext4 /dev/sda'",
             "runner exec 'dd if=/dev/zero of=/dev/sda'",
+            "tool -c'rm -rf /'",
         ],
         must_not_match=[
             "grep -r 'rm -rf /' .",

@@ -239,7 +239,14 @@ ROUTES: tuple[Route, ...] = (
         "systemd-run rm -rf / ;; echo 'rm -rf ~' | at now ;; crontab - <<< '@reboot rm -rf /'",
         "systemd-run --user --scope make -j4 ;; echo 'make test' | at now + 1 hour",
     ),
-    _r("at, batch", "-f FILE", "run_carriers", "at -f /tmp/job.sh now", "atq", "ask"),
+    _r(
+        "at, batch, vim",
+        "at -f FILE, vim -s FILE (a script no one read)",
+        "run_carriers",
+        "at -f /tmp/job.sh now ;; vim -s /tmp/keys f",
+        "atq ;; vim -es -c 'set nu' f",
+        "ask",
+    ),
     _r(
         "make",
         "--eval (any prefix), -E, -f - from stdin, $(shell CMD)",
@@ -257,11 +264,11 @@ ROUTES: tuple[Route, ...] = (
     ),
     _r(
         "docker, podman, kubectl",
-        "run/exec IMAGE CMD (in the container)",
+        "run/exec IMAGE CMD, sh -c CMD (judged as a command)",
         "subcommands",
-        "docker run --rm -v /:/host alpine rm -rf /host",
+        "docker run --rm alpine sh -c 'rm -rf /' ;; docker exec web sh -c reboot ;; "
+        "kubectl exec p -- sh -c 'rm -rf /'",
         "docker run --rm alpine sh -c 'echo hi'",
-        "ask",
     ),
     _r(
         "fzf",

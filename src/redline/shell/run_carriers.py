@@ -35,7 +35,7 @@ def git_config_runs(key: str, value: str) -> str | None:
     from redline.shell.subcommands import runs_command  # a cycle: import at use
 
     key = key.lower()
-    if key.startswith("alias."):
+    if key.startswith("alias.") or (key.startswith("submodule.") and key.endswith(".update")):
         return value[1:] if value.startswith("!") else None
     if key == "core.hookspath":
         inside = not value.startswith(("/", "~", "$")) and ".." not in value
@@ -106,8 +106,8 @@ def _git(inv: Invocation) -> list[Run]:
             found += _script(f"git {value.partition('=')[0]}", git_config_runs(key, command) or "")
         if value == "-c" and k + 1 < len(argv):
             key, _, setting = argv[k + 1].value.partition("=")
-            if key.lower() == "core.hookspath":
-                found += _script("git -c core.hooksPath", git_config_runs(key, setting) or "")
+            if key.lower() == "core.hookspath" or key.lower().startswith("submodule."):
+                found += _script(f"git -c {key}", git_config_runs(key, setting) or "")
     return found
 
 
@@ -297,6 +297,10 @@ LAZY_FINDERS: dict[str, frozenset[str]] = {
     "command_runners": frozenset(_RUNNER_NAMES.split()),
     "tool_scripts": frozenset(_TOOL_NAMES.split()),
 }
+_LAZY_BY_NAME: dict[str, tuple[str, ...]] = {}
+for _module, _names in LAZY_FINDERS.items():
+    for _name in _names:
+        _LAZY_BY_NAME[_name] = (*_LAZY_BY_NAME.get(_name, ()), f"redline.shell.{_module}")
 NAMES = frozenset(FINDERS).union(*LAZY_FINDERS.values())
 
 
@@ -305,12 +309,13 @@ def runs(inv: Invocation) -> list[Run]:
     if len(inv.argv) < 2:
         return []
     name = inv.name
-    finder = FINDERS.get(name)
+    finder, lazy = FINDERS.get(name), _LAZY_BY_NAME.get(name)
+    if finder is None and lazy is None:
+        return []
     found = finder(inv) if finder is not None else []
-    for module, names in LAZY_FINDERS.items():
-        if name in names:
-            __import__(f"redline.shell.{module}")  # not `importlib`: kept off a hook's start
-            found += sys.modules[f"redline.shell.{module}"].FINDERS[name](inv)
+    for module in lazy or ():
+        __import__(module)  # not `importlib`: kept off a hook's start
+        found += sys.modules[module].FINDERS[name](inv)
     return found
 
 
