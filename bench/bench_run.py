@@ -4,7 +4,10 @@ that the real workload passes.
     python bench/bench_run.py [--runs N] [--no-workload]
 
 1. `redline run -- true` over `true`: whole processes, median and p90 over N
-   runs (`sys.executable -m redline run -- true`: judge, log, sandbox).
+   runs (`sys.executable -m redline run -- true`: judge, log, sandbox); and
+   the hook-wrapped form: the text an enforcing hook hands the agent's shell
+   for `true` (bwrap's own launch, `sandbox.direct`), run by `bash -c` as
+   the agent's shell runs it, over `bash -c true`. The goal: at most 15 ms.
 2. Where it goes: in one warm process, the sandbox alone (`launch` of `true`
    under each level: bwrap or Landlock, the signal shim, the pids cgroup),
    and bwrap's own start (its argv, run directly). The goal is at most 15 ms
@@ -75,12 +78,42 @@ def main() -> int:
         whole = timed(lambda: quiet([*run, "true"], env, ws), args.runs)
         print(summary("true", bare))
         print(summary("redline run -- true", whole))
+        print(
+            f"  redline run -- true is x{statistics.median(whole) / statistics.median(bare):.1f} "
+            "of `true`"
+        )
         added = statistics.median(whole) - statistics.median(bare)
         print(f"  added by redline run (median): {added:.1f} ms")
+        hook_wrapped(env, ws, args.runs, statistics.median(bare))
         sandbox_only(env, ws, args.runs)
         if not args.no_workload:
             return workload(env, ws, run)
     return 0
+
+
+def hook_wrapped(env: dict[str, str], ws: str, runs: int, bare_true: float) -> None:
+    """The command an enforcing hook writes for `true`, as the agent's shell
+    runs it (`bash -c TEXT`), over `bash -c true` and over `true`."""
+    from redline.sandbox.direct import launch_text
+
+    text = launch_text("true", ws, env)
+    if text is None:
+        print("  hook-wrapped: no namespace sandbox here; the hook writes `redline run` (above)")
+        return
+    shell = timed(lambda: quiet(["bash", "-c", "true"], env, ws), runs)
+    wrapped = timed(lambda: quiet(["bash", "-c", text], env, ws), runs)
+    print(summary("bash -c true", shell))
+    print(summary("bash -c <hook-wrapped true>", wrapped))
+    over_shell = statistics.median(wrapped) - statistics.median(shell)
+    over_true = statistics.median(wrapped) - bare_true
+    print(
+        f"  added by the hook-wrapped form (median): {over_shell:.1f} ms over `bash -c true`, "
+        f"{over_true:.1f} ms over `true` (x{statistics.median(wrapped) / bare_true:.1f} of "
+        f"`true`; goal: at most 15 ms)"
+    )
+    from redline.sandbox.pids import sweep
+
+    sweep(older_than_s=0)
 
 
 def sandbox_only(env: dict[str, str], ws: str, runs: int) -> None:

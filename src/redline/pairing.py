@@ -61,6 +61,8 @@ class Database(Protocol):
 
     def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]: ...
 
+    def script(self, statements: Sequence[str]) -> None: ...
+
 
 class Result(enum.StrEnum):
     PAIRED = "paired"
@@ -107,8 +109,7 @@ class Pairing:
         self.db = db
         self.key = key
         self.clock = clock
-        for statement in SCHEMA:
-            db.execute(statement)
+        db.script(SCHEMA)
         # Codes stored the old way (bare SHA-256) are never honoured: gone.
         db.execute("DELETE FROM pair_codes WHERE digest NOT LIKE ?", (DIGEST_PREFIX + "%",))
 

@@ -32,28 +32,6 @@ def make_service(env: Env) -> Iterator[Callable[..., ServiceProcess]]:
 
 
 @pytest.fixture
-def pg_url() -> Iterator[str]:
-    """A fresh PostgreSQL schema for the test, dropped afterwards (skips when
-    the server is unreachable, except in CI)."""
-    import os
-    import uuid
-
-    import psycopg
-
-    base = os.environ.get("REDLINE_TEST_POSTGRES", "postgresql://root@127.0.0.1:5432/test")
-    try:
-        psycopg.connect(base, connect_timeout=3).close()
-    except psycopg.Error:
-        if os.environ.get("CI"):
-            pytest.fail(f"PostgreSQL at `{base}` is unreachable and CI is set")
-        pytest.skip(f"PostgreSQL at `{base}` is unreachable")
-    schema = f"redline_test_{uuid.uuid4().hex[:16]}"
-    yield f"{base}?schema={schema}"
-    with psycopg.connect(base, autocommit=True) as conn:
-        conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE".encode())
-
-
-@pytest.fixture
 def bot() -> Iterator[BotApi]:
     """The local Bot API stand-in, on 127.0.0.1."""
     api = BotApi().start()

@@ -159,13 +159,17 @@ def test_the_log_head_is_on_the_page(
     assert httpx.get(f"{web[1]}/api/head").status_code == 401
 
 
-@contextlib.contextmanager
-def chromium() -> Iterator[Any]:
-    """Debian's chromium, driven by Playwright (a `Browser`)."""
+def need_chromium() -> None:
     if not shutil.which(CHROMIUM):
         if os.environ.get("CI"):
             pytest.fail("Debian's chromium is missing and CI is set (`.ci/run` installs it)")
         pytest.skip("Debian's chromium is not installed")
+
+
+@contextlib.contextmanager
+def chromium() -> Iterator[Any]:
+    """Debian's chromium, driven by Playwright (a `Browser`)."""
+    need_chromium()
     from playwright.sync_api import expect, sync_playwright
 
     expect.set_options(timeout=90_000)
@@ -224,6 +228,7 @@ def test_the_page_is_readable_on_a_phone(
 ) -> None:
     from playwright.sync_api import expect
 
+    need_chromium()  # before any hook is started: a skip would leave it running
     service, base = web
     long_command = "echo " + "x" * 300 + " && git push --force origin main"
     workdir = "/work/" + "/".join(["a-rather-long-directory-name"] * 6)

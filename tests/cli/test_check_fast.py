@@ -68,18 +68,25 @@ def test_public_names_load_on_first_use() -> None:
         _ = redline.nothing
 
 
-def test_check_and_hook_start_without_argparse(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("words", "gate"),
+    # `redline check ls` judges what a hook would, through the gate; `--rules-only` does not.
+    [(["check", "ls"], True), (["check", "--rules-only", "ls"], False)],
+)
+def test_check_and_hook_start_without_argparse(
+    tmp_path: Path, words: list[str], gate: bool
+) -> None:
     """What `redline check ls` and `import redline` load, in a fresh process."""
     code = (
         "import sys, redline; light = 'redline.command' not in sys.modules; "
-        "from redline.cli.main import main; code = main(['check', 'ls']); "
+        f"from redline.cli.main import main; code = main({words!r}); "
         "print(light, code, 'argparse' in sys.modules, 'redline.gatekeeper' in sys.modules)"
     )
     env = {"REDLINE_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
     out = subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, env=env, check=True
     ).stdout
-    assert out.splitlines()[-1] == "True 0 False False"
+    assert out.splitlines()[-1] == f"True 0 False {gate}"
 
 
 HOOK_PAYLOADS = {

@@ -63,3 +63,28 @@ def test_a_batch_line_is_judged_the_same(
     main(["check", "--batch"])
     verdicts = [json.loads(x)["verdict"] for x in capsys.readouterr().out.splitlines()]
     assert verdicts == ["deny", "allow"]
+
+
+@pytest.mark.parametrize(
+    ("command", "hook", "rules_only"),
+    [
+        # One verdict everywhere (issue 13, family 12): what the hook would say.
+        ("cat ~/.ssh/id_rsa", "deny", "allow"),
+        ("rm -rf /", "deny", "deny"),
+        ("git push --force origin main", "ask", "ask"),
+        ("ls -la", "allow", "allow"),
+    ],
+)
+def test_check_gives_the_hooks_verdict_and_rules_only_the_bare_one(
+    capsys: pytest.CaptureFixture[str], command: str, hook: str, rules_only: str
+) -> None:
+    from redline.cli.check import judge_tool_line
+    from redline.gatekeeper import Gate
+
+    main(["check", "--json", "--cwd", "/srv", command])
+    given = json.loads(capsys.readouterr().out)["verdict"]
+    gate = Gate.from_environ()
+    expected = judge_tool_line({"tool": "Bash", "args": {"command": command}, "cwd": "/srv"}, gate)
+    main(["check", "--json", "--rules-only", command])
+    bare = json.loads(capsys.readouterr().out)["verdict"]
+    assert (given, str(expected.verdict), bare) == (hook, hook, rules_only)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 from pathlib import Path
 
 import pytest
@@ -59,9 +60,11 @@ def test_single_verdicts_are_recorded_and_the_log_verifies(
     code = main(["check", "--record", "--tool", "terminal", "--args", args, "--session", "s1"])
     assert code == exitcodes.ASK
     assert [summary(entry) for entry in logged(capsys)] == [
-        ("decision", None, None, "cli", "command", {"command": "rm -rf /", "cwd": "/srv"},
-         "deny", ["fs.delete-root"], None),
-        ("decision", None, None, "cli", "command", {"command": "ls"}, "allow", [], None),
+        # A command line is judged as a hook's terminal call: in a context, in a directory.
+        ("decision", None, "interactive", "cli", "command",
+         {"command": "rm -rf /", "cwd": "/srv"}, "deny", ["fs.delete-root"], None),
+        ("decision", None, "interactive", "cli", "command",
+         {"command": "ls", "cwd": os.getcwd()}, "allow", [], None),
         ("decision", "s1", "interactive", "cli", "terminal",
          {"command": "git push --force origin main", "workdir": "/srv"}, "ask",
          ["vcs.push-force"], None),
@@ -83,8 +86,8 @@ def test_batch_lines_are_recorded_in_order(
     out = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert [line["verdict"] for line in out] == ["allow", "allow", "deny"]
     assert [summary(entry) for entry in logged(capsys)] == [
-        ("decision", None, None, "cli", "command", {"command": "ls -la", "cwd": "/srv"},
-         "allow", [], None),
+        ("decision", None, "interactive", "cli", "command",
+         {"command": "ls -la", "cwd": "/srv"}, "allow", [], None),
         ("decision", "b", "interactive", "cli", "Read", {"file_path": "/srv/a"}, "allow", [],
          None),
     ]  # fmt: skip

@@ -219,3 +219,34 @@ def test_a_ticket_from_the_hook_runs_its_command_once_without_judging_it_again(
         ("allow", None),
         ("deny", "ask-needs-service"),
     ]
+
+
+def test_a_profile_adds_writable_places_and_variables_and_sets_the_network(
+    ws: Path,
+    tmp_path: Path,
+    policy: Callable[[str], None],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """`--profile NAME` applies `sandbox.profiles.NAME` over the policy's own
+    settings; an unknown name is a usage error, nothing runs."""
+    extra = tmp_path / "home" / "extra"
+    extra.mkdir(parents=True)
+    monkeypatch.setenv("BUILD_TOKEN", "canary-build")
+    policy(
+        "sandbox:\n"
+        "  profiles:\n"
+        f"    build: {{writable: ['{extra}'], env: {{pass: [BUILD_TOKEN]}}, network: false}}\n"
+    )
+    script = "echo ${BUILD_TOKEN:-absent} > out"
+    assert main(["run", "--cwd", str(ws), "--shell", script]) == 0
+    assert (ws / "out").read_text() == "absent\n"
+    if BEST == "namespaces":  # a run without network needs the namespaces
+        assert main(["run", "--cwd", str(ws), "--profile", "build", "--shell", script]) == 0
+        assert (ws / "out").read_text() == "canary-build\n"
+    capsys.readouterr()
+    assert main(["run", "--explain", "--profile", "build", "--cwd", str(ws), "--", "true"]) == 0
+    out = capsys.readouterr().out
+    assert f"  writable: {ws}" in out and str(extra) in out and "  network: off" in out
+    assert main(["run", "--profile", "nope", "--cwd", str(ws), "--", "true"]) == exitcodes.USAGE
+    assert "the policy has no sandbox profile `nope` (it has: build)" in capsys.readouterr().err

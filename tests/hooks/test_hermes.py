@@ -173,7 +173,10 @@ def test_plugin_registers_its_hooks() -> None:
             registered.append((name, fn))
 
     hermes.register(Ctx())
+    from redline.hooks.hermes_inbound import pre_gateway_dispatch
+
     assert registered == [
         ("pre_tool_call", hermes.pre_tool_call),
         ("post_tool_call", hermes.post_tool_call),
+        ("pre_gateway_dispatch", pre_gateway_dispatch),
     ]

@@ -62,3 +62,44 @@ def test_a_platform_key_in_the_passthrough_is_a_lint_warning() -> None:
 def test_the_settings_survive_the_compiled_cache() -> None:
     policy = parse_policy("version: 1\nenforce: off\nsandbox: {writable: [/srv], network: false}\n")
     assert Policy.from_json(policy.to_json()).run == policy.run
+
+
+def test_profiles_are_read_and_applied_over_the_policys_settings() -> None:
+    from redline.policy.model import RunProfile
+
+    policy = parse_policy(
+        "version: 1\n"
+        "env: {pass: [PIP_INDEX_URL]}\n"
+        "sandbox:\n"
+        "  writable: [/srv/build]\n"
+        "  profiles:\n"
+        "    offline: {network: false}\n"
+        "    gradle: {writable: [~/.gradle], env: {pass: [GRADLE_TOKEN]}}\n"
+    )
+    assert policy.run.profiles == (
+        RunProfile("offline", network=False),
+        RunProfile("gradle", writable=("~/.gradle",), env_pass=("GRADLE_TOKEN",)),
+    )
+    assert policy.run.with_profile("gradle") == policy.run._replace(
+        writable=("/srv/build", "~/.gradle"), env_pass=("PIP_INDEX_URL", "GRADLE_TOKEN")
+    )
+    assert policy.run.with_profile("offline").network is False
+    with pytest.raises(ValueError, match=r"no sandbox profile `x` \(it has: offline, gradle\)"):
+        policy.run.with_profile("x")
+    assert RunSettings.from_json(policy.run.to_json()) == policy.run
+
+
+def test_profile_mistakes_are_named_by_line() -> None:
+    with pytest.raises(PolicyError) as caught:
+        parse_policy(
+            "version: 1\n"
+            "sandbox:\n"
+            "  profiles:\n"
+            "    'two words': {network: false}\n"
+            "    build: {writable: [rel], netwrk: true}\n"
+        )
+    assert caught.value.issues == (
+        Issue(4, "profile name `two words` is not a word", "use letters, digits, -, _"),
+        Issue(5, "unknown key `netwrk` in `sandbox.profiles.build`", "did you mean `network`?"),
+        Issue(5, "writable path `rel` is relative", "start writable paths with `/` or `~/`"),
+    )

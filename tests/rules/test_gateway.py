@@ -10,6 +10,7 @@ from redline.rules.gateway import could_match_agent
 
 Judge = Callable[..., tuple[str, tuple[str, ...]]]
 KILL = ("ask", ("proc.kill-agent",))
+KILL_USER = ("ask", ("proc.kill-agent", "proc.kill-user"))  # every process of a user
 
 
 @pytest.mark.parametrize(
@@ -46,8 +47,8 @@ def test_could_match_agent(pattern: str, whole_line: bool, expected: bool) -> No
         ("pkill --full claude", KILL),
         ("sudo killall node", KILL),
         ("killall -r '^py'", KILL),
-        ("killall -u alice", KILL),
-        ("pkill -U 1000", KILL),
+        ("killall -u alice", KILL_USER),
+        ("pkill -U 1000", KILL_USER),
         ("pkill -F ~/.hermes/gateway.pid", KILL),
         ("kill -9 $(pgrep -f gateway)", KILL),
         ("kill `pidof codex`", KILL),

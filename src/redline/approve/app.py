@@ -127,13 +127,15 @@ def owner_routes(service: Service) -> list[BaseRoute]:
         channel = request.path_params["channel"]
         if channel not in ("telegram", "web"):
             return _error(404, f"unknown channel `{channel}`; expected telegram or web")
-        if channel == "telegram" and not any(c.name == "telegram" for c in service.channels):
+        if channel == "telegram" and "telegram" not in service.channel_names():
             return _error(409, NO_TELEGRAM)
         code, expires = service.pairing.issue(channel)
         return JSONResponse({"channel": channel, "code": code, "expires": expires})
 
     async def paired(request: Request) -> Response:
-        return JSONResponse({"paired": [p.to_json() for p in service.pairing.paired()]})
+        # Messaging senders (`inbound:*`) are `redline senders list`'s, not approvers.
+        approvers = [p for p in service.pairing.paired() if not p.channel.startswith("inbound:")]
+        return JSONResponse({"paired": [p.to_json() for p in approvers]})
 
     async def revoke(request: Request) -> Response:
         channel, sender = request.path_params["channel"], request.path_params["sender"]

@@ -171,7 +171,8 @@ def decide_via_service(
     request = {"tool": tool, "args": dict(args), "cwd": cwd, "session": session}
     request.update({"context": context, "agent": agent})
     digest = call_digest(tool, args, cwd, session, context, agent)
-    where = address or ServicePaths(home).hook_socket
+    paths = ServicePaths(home)
+    where = address or paths.remote() or paths.hook_socket
     return _ask(where, "/v1/decide", request, digest, home, key, connect_timeout, deadline)
 
 
@@ -197,13 +198,27 @@ def propose_via_service(
 
 def _token_header(where: str, home: str) -> dict[str, str] | None:
     """On loopback HTTP, the install's hook token (the service refuses a hook
-    route without it); the Unix socket needs none."""
+    route without it); over HTTPS, this agent's token; the Unix socket needs none."""
     if where.startswith("/"):
         return None
+    if where.startswith("https://"):
+        try:
+            with open(ServicePaths(home).agent_token_file, encoding="utf-8") as file:
+                agent_token = file.read().strip()
+        except OSError:
+            return None  # the service refuses the call: the hook fails closed
+        return {"Authorization": f"Bearer {agent_token}"}
     from redline.approve.install_secrets import HOOK_TOKEN_HEADER, read_hook_token
 
     token = read_hook_token(ServicePaths(home))
     return {HOOK_TOKEN_HEADER: token} if token else None
+
+
+def _remote_ca(where: str, home: str) -> str | None:
+    if "https://" not in where:
+        return None
+    ca = ServicePaths(home).remote_ca_file
+    return ca if os.path.exists(ca) else None
 
 
 def _ask(
@@ -223,6 +238,7 @@ def _ask(
     nonce = request["nonce"] = os.urandom(16).hex()
     bound = deadline or Deadline(float("inf"))
     headers = _token_header(where, home)
+    ca = _remote_ca(where, home)
     try:
         status, reply = exchange(
             where,
@@ -232,6 +248,7 @@ def _ask(
             timeout=bound.wait_s(DECIDE_TIMEOUT_S),
             connect_timeout=bound.wait_s(connect_timeout),
             headers=headers,
+            ca=ca,
         )
     except (Unreachable, Disconnected) as err:
         if bound.wait_s() <= 0:
@@ -249,7 +266,9 @@ def _ask(
         if reply.get("status") == "answered":
             return from_answer(verify(reply, pinned, request=None, nonce=nonce, call=digest))
         held, expires = str(reply["request"]), float(reply["deadline"])
-        return _wait(where, held, expires, pinned, nonce, digest, connect_timeout, bound, headers)
+        return _wait(
+            where, held, expires, pinned, nonce, digest, connect_timeout, bound, headers, ca
+        )
     except Unverified as err:
         return unverified(err.code, str(err))
     except (KeyError, TypeError, ValueError):
@@ -266,6 +285,7 @@ def _wait(
     connect_timeout: float,
     bound: Deadline,
     headers: dict[str, str] | None = None,
+    ca: str | None = None,
 ) -> Decision:
     """Long-poll for held call `held` until it `expires` (wall clock) and
     `GRACE_S` more, or the hook's deadline `bound` comes first."""
@@ -285,6 +305,7 @@ def _wait(
                 timeout=min(wait + 10, mine),
                 connect_timeout=min(connect_timeout, mine),
                 headers=headers,
+                ca=ca,
             )
         except (Unreachable, Disconnected) as err:
             problem = str(err)

@@ -33,10 +33,11 @@ class Database:
 
             from redline.audit.postgres import _parse
 
-            conninfo, self.schema = _parse(url)
+            self._conninfo, self.schema = _parse(url)
+            self.application_name = ""
             try:
-                self._pg = psycopg.connect(conninfo, autocommit=True, connect_timeout=5)
-                self._pg.execute(f"CREATE SCHEMA IF NOT EXISTS {self.schema}".encode())
+                self._pg = psycopg.connect(self._conninfo, autocommit=True, connect_timeout=5)
+                self.script([f"CREATE SCHEMA IF NOT EXISTS {self.schema}"])
                 self._pg.execute(f"SET search_path TO {self.schema}".encode())
             except psycopg.Error as err:
                 raise LogUnavailable(
@@ -69,19 +70,54 @@ class Database:
         with self._lock:
             if self._lite is not None:
                 return self._lite.execute(sql, params).rowcount
-            cursor = self._pg.execute(self._sql(sql).encode(), params)
+            cursor = self._live().execute(self._sql(sql).encode(), params)
             return int(cursor.rowcount)
 
     def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
         with self._lock:
             if self._lite is not None:
                 return self._lite.execute(sql, params).fetchall()
-            rows: list[Row] = self._pg.execute(self._sql(sql).encode(), params).fetchall()
+            rows: list[Row] = self._live().execute(self._sql(sql).encode(), params).fetchall()
             return rows
 
+    def name(self, application_name: str) -> None:
+        """Name this connection (and the next, if it breaks) in `pg_stat_activity`
+        and to triggers (`approve.fleet` tells replicas apart by it)."""
+        self.application_name = application_name
+        self.execute("SELECT set_config('application_name', ?, false)", (application_name,))
+
+    def _live(self) -> Any:
+        """The PostgreSQL connection, opened again if the last one broke (a
+        server restarted): the statement that saw it break failed closed."""
+        if self._pg.closed or self._pg.broken:
+            import psycopg
+
+            self._pg = psycopg.connect(self._conninfo, autocommit=True, connect_timeout=5)
+            self._pg.execute(f"SET search_path TO {self.schema}".encode())
+            if self.application_name:
+                self._pg.execute(
+                    "SELECT set_config('application_name', %s, false)", (self.application_name,)
+                )
+        return self._pg
+
     def script(self, statements: Sequence[str]) -> None:
-        for statement in statements:
-            self.execute(statement)
+        """Schema statements, run once whoever else runs them at the same moment.
+
+        `CREATE ... IF NOT EXISTS` is not safe against itself on PostgreSQL:
+        replicas started together on an empty database collide on the catalog
+        (`UniqueViolation` on `pg_type`). One advisory lock per schema, held for
+        the transaction, puts them in a row (the log's own tables take the same).
+        """
+        if self._pg is None:
+            for statement in statements:
+                self.execute(statement)
+            return
+        with self._lock, self._pg.transaction():
+            self._pg.execute(
+                "SELECT pg_advisory_xact_lock(hashtext(%s))", (f"redline-schema:{self.schema}",)
+            )
+            for statement in statements:
+                self._pg.execute(self._sql(statement).encode())
 
     def close(self) -> None:
         with self._lock:

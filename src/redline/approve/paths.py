@@ -89,6 +89,29 @@ class ServicePaths(NamedTuple):
             pass
 
     @property
+    def remote_file(self) -> str:
+        """On an agent's machine: the service's HTTPS address(es), one line,
+        comma-separated replicas (`redline install ... --service URL`)."""
+        return os.path.join(self.service_dir, "remote")
+
+    @property
+    def agent_token_file(self) -> str:
+        """On an agent's machine: its agent token (0600)."""
+        return os.path.join(self.service_dir, "agent-token")
+
+    @property
+    def remote_ca_file(self) -> str:
+        """On an agent's machine: the CA to trust for the service, if not the system's."""
+        return os.path.join(self.service_dir, "remote-ca.pem")
+
+    def remote(self) -> str | None:
+        try:
+            with open(self.remote_file, encoding="utf-8") as file:
+                return file.read().strip() or None
+        except OSError:
+            return None
+
+    @property
     def public_key(self) -> str:
         return os.path.join(self.service_dir, "signing.pub")
 

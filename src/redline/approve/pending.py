@@ -163,6 +163,7 @@ class Held:
             "rules": self.decision_value.get("rules", []),
             "hits": self.decision_value.get("hits", []),
             "reason_asked": self.decision_value.get("reason", ""),
+            "opinion": self.decision_value.get("opinion"),
             "state": self.state.value,
             "scope": self.scope,
             "answered_by": self.answered_by,
@@ -273,4 +274,7 @@ class PendingTable:
 
     def view(self, held: Held) -> dict[str, Any]:
         """`held` for the owner's views, with the notices that never reached them."""
-        return {**held.to_json(), "undelivered": self.failures(held.id)}
+        from redline.approve.risk_summary import risk_line
+
+        shown = held.to_json()
+        return {**shown, "risk": risk_line(shown["opinion"]), "undelivered": self.failures(held.id)}

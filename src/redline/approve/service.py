@@ -44,7 +44,9 @@ from redline.gatekeeper import Gate
 from redline.pairing import Pairing
 
 if TYPE_CHECKING:
+    from redline.approve.fleet import Fleet
     from redline.approve.workers import WorkerPool
+    from redline.opinion.consult import Opinion
 
 log = logging.getLogger("redline.approve")
 
@@ -90,6 +92,7 @@ class Service:
         self.proposals = Proposals(self.db)
         self.channels: list[Channel] = []
         every = os.environ if environ is None else environ
+        self.environ = every
         self.known = judge.known_secrets(every)
         self.version = 0
         self._changed = asyncio.Event()
@@ -100,6 +103,8 @@ class Service:
         self._head_timer: asyncio.Task[None] | None = None
         self.workers: WorkerPool | None = None
         """Judging workers, if `redline serve --workers` asked for them."""
+        self.fleet: Fleet | None = None
+        """The other replicas on the same PostgreSQL database (`approve.fleet`)."""
 
     # -- lifecycle
     async def start(self) -> None:
@@ -107,11 +112,23 @@ class Service:
             await channel.start()
         if self.workers is not None:
             await self.workers.start()
+        if self.fleet is not None:
+            # After the workers: it passes their session listener the others' changes.
+            await self.fleet.start()
         self._sweeper = asyncio.create_task(self._sweep())
-        if self.channels:
+        if self.channel_names():
             self._head_timer = asyncio.create_task(self._send_heads())
 
+    def channel_names(self) -> set[str]:
+        """The owner's channels this service runs, or its replicas take turns to run."""
+        names = {channel.name for channel in self.channels}
+        if self.fleet is not None:
+            names.update(channel.name for channel in self.fleet.exclusive)
+        return names
+
     async def stop(self) -> None:
+        if self.fleet is not None:
+            await self.fleet.stop()
         if self.workers is not None:
             await self.workers.stop()
         for task in (self._sweeper, self._head_timer):
@@ -168,15 +185,49 @@ class Service:
         """Judge one call: a signed answer now, or a held request to wait on."""
         return (await self.decide_reply(body))[0]
 
-    async def decide_reply(self, body: Mapping[str, Any]) -> tuple[dict[str, Any], bytes | None]:
-        """`decide`'s reply, and its JSON text when it is a signed answer."""
+    async def decide_reply(
+        self, body: Mapping[str, Any], origin: str | None = None
+    ) -> tuple[dict[str, Any], bytes | None]:
+        """`decide`'s reply, and its JSON text when it is a signed answer.
+        `origin`: the remote agent and address the call came from (shown and
+        logged with the hook's own name; the call's hash is the hook's)."""
         call, nonce, agent = asked = judge.read_call(body)
-        decision, seq = await self._record(call, agent, judge.check(self.gate, call))
+        if origin is not None:
+            agent = f"{agent or 'hook'} · {origin}"
+        decision, opinion = await self._second_opinion(call, judge.check(self.gate, call))
+        decision, seq = await self._record(call, agent, decision)
+        if opinion is not None and seq is not None:
+            decision = await self._record_opinion(opinion, seq, call, agent, decision)
         digest = asked.digest
         if decision.verdict is not Verdict.ASK:
             return self._now(nonce, digest, seq, decision)
-        held = self.hold(Kind.CALL, call, decision, seq, nonce, digest, agent)
+        held = self.hold(Kind.CALL, call, decision, seq, nonce, digest, agent, opinion=opinion)
         return {"status": "pending", "request": held.id, "deadline": held.deadline}, None
+
+    async def _second_opinion(
+        self, call: ToolCall, decision: Decision
+    ) -> tuple[Decision, Opinion | None]:
+        """The model's second opinion (F-APPROVE-6), off the event loop; it can
+        only tighten `decision`, and comes before any hold or answer."""
+        if self.gate.policy.opinion is None:
+            return decision, None
+        from redline.opinion.consult import consult
+
+        return await asyncio.to_thread(
+            consult, self.gate, call, decision, self.environ, known=self.known
+        )
+
+    async def _record_opinion(
+        self, opinion: Opinion, seq: int, call: ToolCall, agent: str | None, decision: Decision
+    ) -> Decision:
+        from redline.audit.recorder import deny_log_unavailable
+        from redline.opinion.consult import opinion_record
+
+        try:
+            await self.writer.append(opinion_record(opinion, ref=seq, call=call, agent=agent))
+        except LogUnavailable as err:
+            return deny_log_unavailable(err)._replace(hits=decision.hits)
+        return decision
 
     async def propose(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """Hold a proposal for the owner; the service carries it out on approval."""
@@ -205,8 +256,12 @@ class Service:
         digest: str,
         agent: str | None,
         shown: str | None = None,
+        opinion: Opinion | None = None,
     ) -> Held:
         now = time.time()
+        judged = decision.to_json()
+        if opinion is not None:
+            judged["opinion"] = opinion.to_json()  # shown to the owner with the call
         args = redact_value(dict(call.args), self.known)
         stored = {"tool": call.tool, "args": args, "cwd": call.cwd}
         held = Held(
@@ -223,13 +278,13 @@ class Service:
             context=decision.context or call.context,
             call=json.dumps(stored, sort_keys=True),
             shown=shown if shown is not None else shown_text(call.tool, call.args, self.known),
-            decision=json.dumps(decision.to_json(), sort_keys=True),
+            decision=json.dumps(judged, sort_keys=True),
         )
         self.pending.insert(held)  # persisted before anyone is told
         self._calls[held.id] = call
         self._bump()
         for channel in self.channels:
-            self._spawn(channel.held(held), f"{channel.name} held {held.id}")
+            self.spawn(channel.held(held), f"{channel.name} held {held.id}")
         return held
 
     async def wait(self, held_id: str, wait_s: float) -> dict[str, Any] | None:
@@ -370,7 +425,7 @@ class Service:
             event.set()
         self._bump()
         for channel in self.channels:
-            self._spawn(channel.settled(held), f"{channel.name} settled {held.id}")
+            self.spawn(channel.settled(held), f"{channel.name} settled {held.id}")
 
     def _remember(self, held: Held) -> None:
         call = self._calls.pop(held.id, None)
@@ -399,6 +454,13 @@ class Service:
             if settled is not None:
                 await self._settle(settled)
 
+    def wake(self, held_id: str) -> None:
+        """Another replica changed `held_id`: its waiters here look again."""
+        event = self._events.pop(held_id, None)
+        if event is not None:
+            event.set()
+        self._bump()
+
     # -- watchers (terminal, web)
     def _bump(self) -> None:
         self.version += 1
@@ -411,7 +473,7 @@ class Service:
                 await asyncio.wait_for(self._changed.wait(), max(0.0, min(wait_s, 60.0)))
         return self.version
 
-    def _spawn(self, work: Any, what: str) -> None:
+    def spawn(self, work: Any, what: str) -> None:
         async def run() -> None:
             try:
                 await work

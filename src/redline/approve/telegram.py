@@ -38,6 +38,7 @@ from telegram.ext import (
 )
 
 from redline.approve.pending import Held, Kind, State
+from redline.approve.risk_summary import risk_line
 from redline.approve.service import AnswerError, Service
 from redline.approve.telegram_retry import Retry
 from redline.audit.entry import Head
@@ -81,6 +82,9 @@ def render(held: Held, now: float | None = None) -> str:
         )
     if not decision.get("hits") and decision.get("reason"):
         lines.append(html.escape(str(decision["reason"])))
+    risk = risk_line(decision.get("opinion"))
+    if risk is not None:
+        lines.append(f"🤖 <i>{html.escape(risk)}</i>")
     if held.state is State.PENDING:
         left = int(max(0.0, held.deadline - (time.time() if now is None else now)))
         lines.append(f"Waiting up to {left // 60}m{left % 60:02d}s for your answer.")

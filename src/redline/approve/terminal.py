@@ -13,6 +13,7 @@ from collections.abc import Callable
 from typing import IO, Any
 
 from redline.approve.paths import ServicePaths
+from redline.approve.risk_summary import risk_line
 from redline.approve.wire import Disconnected, Unreachable, exchange
 
 
@@ -51,6 +52,9 @@ def describe(row: dict[str, Any], now: float | None = None) -> str:
     lines = [head, f"  rules: {rules}"]
     if row.get("reason_asked"):
         lines.append(f"  why:   {row['reason_asked']}")
+    risk = risk_line(row.get("opinion"))
+    if risk is not None:
+        lines.append(f"  risk:  {risk}")
     lines.append(f"  in:    {row.get('cwd') or '(no workdir given)'}")
     for failed in row.get("undelivered") or []:
         lines.append(f"  not delivered to {failed['channel']} {failed['chat']}: {failed['error']}")

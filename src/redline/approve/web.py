@@ -58,8 +58,7 @@ def _digest(token: str) -> str:
 class Sessions:
     def __init__(self, service: Service) -> None:
         self.db = service.db
-        for statement in SCHEMA:
-            self.db.execute(statement)
+        self.db.script(SCHEMA)
 
     def create(self) -> tuple[str, str]:
         token, csrf = secrets.token_urlsafe(32), secrets.token_urlsafe(32)

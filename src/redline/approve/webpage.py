@@ -71,6 +71,7 @@ rewritten log. It also goes to your Telegram chat daily and when the service sto
 <div class="meta"><b class="id"></b> <span class="who"></span> <span class="left"></span></div>
 <div class="where">in <code class="cwd" data-testid="cwd"></code></div>
 <pre class="command" data-testid="command"></pre><ul class="hits"></ul>
+<p class="risk" data-testid="risk" hidden></p>
 <ul class="undelivered" data-testid="undelivered"></ul>
 <div class="actions">
 <select class="scope" data-testid="scope"><option value="once">once</option>
@@ -118,6 +119,7 @@ function card(row) {
     make('li', `not delivered to ${failed.channel} ${failed.chat}: ${failed.error}`));
   for (const hit of row.hits) $('.hits', node).append(make('li', `${hit.id}: ${hit.description}`));
   if (!row.hits.length && row.reason_asked) $('.hits', node).append(make('li', row.reason_asked));
+  if (row.risk) { const r = $('.risk', node); text(r, row.risk); r.hidden = false; }
   if (row.kind === 'proposal') $('.scope', node).remove();
   $('.approve', node).onclick = () => answer(row.id, 'approve',
     {scope: $('.scope', node) ? $('.scope', node).value : 'once'});

@@ -29,7 +29,8 @@ from redline.approve.paths import ServicePaths
 from redline.approve.signing import Signer
 from redline.audit.sqlite import SqliteStore
 from redline.audit.store import LogUnavailable, open_store, resolve_url
-from redline.decision import Verdict
+from redline.decision import Decision, Verdict
+from redline.gate.actions import ToolCall
 from redline.gatekeeper import Gate
 
 log = logging.getLogger("redline.approve.worker")
@@ -91,8 +92,9 @@ class Worker:
         except ValueError as err:
             await lean.reply(send, 400, {"error": str(err)})
             return
-        if decision.verdict is Verdict.ASK:
-            # Held calls live in the service: it judges this one again and holds it.
+        if decision.verdict is Verdict.ASK or self._wants_opinion(asked.call, decision):
+            # Held calls, and second opinions, live in the service: it judges
+            # this one again (and asks the model, and holds it).
             await onward.forward(scope, receive, send, data, self._relayed_by)
             return
         decision, seq = await judge.record(
@@ -100,6 +102,13 @@ class Worker:
         )
         answer, text = judge.answer_now(self.signer, asked.nonce, asked.digest, seq, decision)
         await lean.reply(send, 200, answer, text, self._judged_by)
+
+    def _wants_opinion(self, call: ToolCall, decision: Decision) -> bool:
+        if self.gate.policy.opinion is None:
+            return False
+        from redline.opinion.consult import selected
+
+        return selected(self.gate, call, decision, os.environ) is not None
 
     async def _record_unreadable(self, problem: str) -> None:
         await judge.record_unreadable(self.writer.append, problem, self.known)

@@ -24,11 +24,13 @@ TIME_FORMAT = "%Y-%m-%dT%H:%M:%S.%fZ"
 class Kind(enum.StrEnum):
     """`decision`: the gate answered a call. `outcome`: what became of an asked
     call. `notice`: the owner could not be told of an asked call (a channel's
-    message failed for good)."""
+    message failed for good). `opinion`: what a language model's second
+    opinion said of decision `ref` (F-APPROVE-6), its details in `args`."""
 
     DECISION = "decision"
     OUTCOME = "outcome"
     NOTICE = "notice"
+    OPINION = "opinion"
 
 
 def format_time(moment: datetime) -> str:

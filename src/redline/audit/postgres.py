@@ -160,7 +160,6 @@ class PostgresStore:
         """Chain several records in one transaction: all are committed, or none.
         `wait=False`: `LogBusy` at once while another session holds the lock;
         `deadline`: `LogBusy` once the lock or a statement waits past it."""
-        conn = self._conn
         if wait and deadline is not None:
             ms = max(1, int(deadline.wait_s() * 1000))
             opening = (_OPEN_BY % (ms, ms)).encode() + self._q(_LOCK_AND_HEAD)
@@ -168,6 +167,7 @@ class PostgresStore:
             opening = self._q(_OPEN[wait])
         with self._lock:
             try:
+                conn = self._live()
                 with conn.cursor() as cur:
                     cur.execute(opening)
                     while cur.nextset():
@@ -248,7 +248,7 @@ class PostgresStore:
         moment = _now() if now is None else format_time(now)
         with self._lock:
             try:
-                with self._conn.cursor() as cur:
+                with self._live().cursor() as cur:
                     cur.execute(self._q(_PURGE), (moment,))
                     return cur.rowcount
             except psycopg.Error as err:
@@ -268,6 +268,17 @@ class PostgresStore:
     ) -> None:
         self.close()
 
+    def _live(self) -> psycopg.Connection[Any]:
+        """The connection, opened again if the last one broke (a server
+        restarted, a connection killed): the call that saw it break failed
+        closed; the next one goes on, with no restart of the service."""
+        if self._conn.closed or self._conn.broken:
+            conninfo, _ = _parse(self._url)
+            self._conn = psycopg.connect(
+                conninfo, autocommit=True, connect_timeout=CONNECT_TIMEOUT_S
+            )
+        return self._conn
+
     def _rollback(self) -> None:
         try:
             if self._conn.info.transaction_status != TransactionStatus.IDLE:
@@ -285,7 +296,7 @@ class PostgresStore:
     def _fetch(self, query: str, params: Any) -> list[Any]:
         with self._lock:
             try:
-                with self._conn.cursor() as cur:
+                with self._live().cursor() as cur:
                     cur.execute(self._q(query), params)
                     return cur.fetchall()
             except psycopg.Error as err:

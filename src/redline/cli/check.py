@@ -3,9 +3,10 @@
 `redline check` is started once per question, so its common command lines
 are read by `checkargs.fast_args` without argparse; anything it is not sure
 of (help, abbreviations, errors) goes to the argparse parser, which has the
-last word. A command line is judged by the rules alone unless a policy is
-given or configured: then it is judged as the gate judges a terminal call,
-and a policy that cannot be loaded stops it (exit 6, naming `file:line`).
+last word. A command line is judged as an installed hook judges a terminal
+call in the current directory (or `--cwd`): the policy given, configured or
+shipped, and the never-run kinds; `--rules-only` gives the rules' verdict
+alone. A policy that cannot be loaded stops it (exit 6, naming `file:line`).
 With `--record` every verdict is appended to the approval log first; a log
 that cannot be written turns the verdict into a deny (`log-unavailable`).
 """
@@ -65,6 +66,12 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
         "else the policy that ships with redline)",
     )
     parser.add_argument(
+        "--rules-only",
+        action="store_true",
+        help="judge a command line by the rules alone (no policy, no never-run checks); "
+        "without it a command is judged as an installed hook judges a terminal call",
+    )
+    parser.add_argument(
         "--record",
         action="store_true",
         help="append each verdict to the approval log ($REDLINE_STORE, else $REDLINE_HOME); "
@@ -94,7 +101,8 @@ def _run(args: Args) -> int:
         gates.get()  # a broken policy stops every path before any verdict
     log = _Log(args.context, args.session) if args.record else None
     if args.batch:
-        judge = lambda line: judge_any_line(line, gates)  # noqa: E731
+        rules_only = getattr(args, "rules_only", False)
+        judge = lambda line: judge_any_line(line, gates, rules_only)  # noqa: E731
         try:
             return run_batch(sys.stdin, sys.stdout, judge if log is None else log.judging(judge))
         finally:
@@ -115,18 +123,19 @@ def _run(args: Args) -> int:
         decision = judge_tool_line(line, gates.get())
     elif args.command is None:
         return _usage("no command given", "`redline check 'rm -rf build'`")
-    elif gates.policy or args.context or args.session:
+    elif getattr(args, "rules_only", False):
+        from redline.command import check_command
+
+        line = {"command": args.command, "cwd": args.cwd}
+        text, decision = args.command, check_command(args.command, cwd=args.cwd)
+    else:
+        # What an installed hook would say: a terminal call in this directory,
+        # through the policy and the never-run kinds (one verdict everywhere).
         bash = {"tool": "Bash", "args": {"command": args.command},
                 "cwd": args.cwd or os.getcwd(), "context": args.context,
                 "session": args.session}  # fmt: skip
         line = {"command": args.command, "cwd": bash["cwd"]}
         text, decision = args.command, judge_tool_line(bash, gates.get())
-    else:
-        from redline.command import check_command
-
-        line = {"command": args.command, "cwd": args.cwd}
-        guard = _never_run_guard()
-        text, decision = args.command, check_command(args.command, cwd=args.cwd, guard=guard)
     if log is not None:
         decision = log.record_once(line, decision)
     return _report(args, str(text), decision)
@@ -236,22 +245,7 @@ def judge_line(line: dict[str, Any]) -> Decision:
         raise ValueError('each line needs a string "command" or a "tool"')
     if cwd is not None and not isinstance(cwd, str):
         raise ValueError('"cwd" must be a string')
-    return check_command(command, cwd=cwd, guard=_never_run_guard())
-
-
-_guards: dict[tuple[str, ...], Any] = {}
-_GUARD_ENVIRON = ("HOME", "REDLINE_HOME", "HERMES_HOME", "CODEX_HOME", "CLAUDE_CONFIG_DIR")
-
-
-def _never_run_guard() -> Any:
-    """The never-run checks for this environment, made once: a command line
-    is judged for them too, as the hooks judge it (without loading a policy)."""
-    key = tuple(os.environ.get(name, "") for name in _GUARD_ENVIRON)
-    if key not in _guards:
-        from redline.machine import never_run_guard
-
-        _guards[key] = never_run_guard()
-    return _guards[key]
+    return check_command(command, cwd=cwd)
 
 
 def judge_tool_line(line: dict[str, Any], gate: Gate) -> Decision:
@@ -269,10 +263,10 @@ def judge_tool_line(line: dict[str, Any], gate: Gate) -> Decision:
     return gate.check(call)
 
 
-def judge_any_line(line: dict[str, Any], gates: _GateOnce) -> Decision:
+def judge_any_line(line: dict[str, Any], gates: _GateOnce, rules_only: bool = False) -> Decision:
     if "tool" in line:
         return judge_tool_line(line, gates.get())
-    if gates.policy is None:
+    if rules_only:
         return judge_line(line)
     command, cwd = line.get("command"), line.get("cwd")
     if not isinstance(command, str):

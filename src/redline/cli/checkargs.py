@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from types import SimpleNamespace
 from typing import Any
 
-FLAGS = ("--json", "--batch", "--record")
+FLAGS = ("--json", "--batch", "--record", "--rules-only")
 VALUED = ("--cwd", "--tool", "--args", "--context", "--session", "--policy")
 _LONG = (*FLAGS, *VALUED, "--help")
 
@@ -67,13 +67,13 @@ def fast_args(argv: Sequence[str]) -> SimpleNamespace | None:
     a value that starts with `-`, anything malformed)."""
     values: dict[str, Any] = {"command": None, "args": "{}"}
     values.update(dict.fromkeys(name[2:] for name in VALUED if name != "--args"))
-    values.update(dict.fromkeys((name[2:] for name in FLAGS), False))
+    values.update(dict.fromkeys((name[2:].replace("-", "_") for name in FLAGS), False))
     rest = list(argv)
     while rest:
         word = rest.pop(0)
         name, equals, value = word.partition("=")
         if word in FLAGS:
-            values[word[2:]] = True
+            values[word[2:].replace("-", "_")] = True
         elif name in VALUED and equals:
             values[name[2:]] = value
         elif word in VALUED and rest and not rest[0].startswith("-"):

@@ -46,7 +46,7 @@ EVENT_NAMES = {
 USAGE = (
     "usage: redline hook {claude-code,codex,gemini,hermes,generic} [--event EVENT] "
     "[--allow-explicit] [--ask native|deny] [--context CONTEXT] [--defer-ask] "
-    "[--deadline SECONDS] [--service [--service-key BASE64]]"
+    "[--deadline SECONDS] [--enforce] [--service [--service-key BASE64]]"
 )
 
 
@@ -100,6 +100,8 @@ def parse_args(argv: Sequence[str], settings: Settings) -> tuple[str, Settings]:
             settings = settings._replace(allow_explicit=True)
         elif name == "--defer-ask":
             settings = settings._replace(defer_ask=True)
+        elif name == "--enforce":
+            settings = settings._replace(enforce=True)
         elif name == "--event":
             event = EVENT_NAMES.get(value)
             if event is None:
@@ -211,6 +213,11 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
         "--defer-ask", action="store_true", help="codex: leave asks to Codex's approval prompt"
     )
     parser.add_argument(
+        "--enforce",
+        action="store_true",
+        help="claude-code: allowed Bash calls come back rewritten to run in the sandbox",
+    )
+    parser.add_argument(
         "--service", action="store_true", help="ask `redline serve`; never decide alone"
     )
     parser.add_argument("--service-key", metavar="BASE64", help="the service's key to trust")
@@ -220,7 +227,7 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
 def _run_parsed(args: Any) -> int:
     """The hook from argparse's values (`main` runs `fast_main` directly)."""
     argv = [args.agent]
-    for flag in ("allow_explicit", "defer_ask", "service"):
+    for flag in ("allow_explicit", "defer_ask", "enforce", "service"):
         if getattr(args, flag):
             argv.append("--" + flag.replace("_", "-"))
     for option in ("event", "ask", "context", "service_key"):

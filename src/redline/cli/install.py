@@ -59,15 +59,35 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
             "PermissionRequest hook (only when Codex is set to ask)",
         )
         parser.add_argument(
+            "--enforce",
+            action="store_true",
+            help="claude-code, hermes --plugin: every allowed shell command runs under "
+            "`redline run` (scrubbed environment, kernel sandbox); see docs/enforce.md",
+        )
+        parser.add_argument(
             "--record-outcomes",
             action="store_true",
             help="claude-code, codex: also hook PostToolUse, to log asked calls that ran",
         )
         parser.add_argument(
             "--service",
-            action="store_true",
+            nargs="?",
+            const=True,
+            default=False,
+            metavar="URL",
             help="the hook asks `redline serve` (held calls wait for your answer), pinning "
-            "its public key; the agent's hook timeout is set above the hold timeout",
+            "its public key; the agent's hook timeout is set above the hold timeout. With "
+            "https://HOST:PORT (comma-separated replicas): a service on another machine, "
+            "with --token from `redline agents add`",
+        )
+        parser.add_argument(
+            "--token", help="with --service URL: this agent's token (`redline agents add`)"
+        )
+        parser.add_argument(
+            "--service-ca",
+            metavar="FILE",
+            help="with --service URL: the CA that signed the service's certificate, "
+            "if not one the system trusts",
         )
         parser.add_argument(
             "--service-key",
@@ -104,14 +124,21 @@ def _plugin(args: argparse.Namespace, install: bool) -> int:
     chosen = [a for a in ("allow_explicit", "context", "defer_ask", "service") if vars(args).get(a)]
     if install and (chosen or args.ask or args.record_outcomes or args.service_key):
         print(
-            "redline: --plugin takes no hook options; the plugin reads REDLINE_HOOK_ASK, "
-            "REDLINE_CONTEXT and REDLINE_SERVICE from Hermes's environment",
+            "redline: --plugin takes no hook options but --enforce; the plugin reads "
+            "REDLINE_HOOK_ASK, REDLINE_CONTEXT and REDLINE_SERVICE from Hermes's environment",
             file=sys.stderr,
         )
         return exitcodes.ERROR
-    action = hermes_plugin.install if install else hermes_plugin.uninstall
-    code = _apply(lambda: action(home=args.home, project=args.project))
+    enforce = install and args.enforce
+    if install:
+        code = _apply(
+            lambda: hermes_plugin.install(home=args.home, project=args.project, enforce=enforce)
+        )
+    else:
+        code = _apply(lambda: hermes_plugin.uninstall(home=args.home, project=args.project))
     if code == exitcodes.ALLOW and install:
+        if enforce:
+            print(_enforce_note())
         print(PLUGIN_AFTER)
         print("Check it with `redline doctor`.")
     return code
@@ -126,14 +153,22 @@ def _install(args: argparse.Namespace) -> int:
     if not args.service and (args.service_key or args.hold_timeout is not None):
         print("redline: --service-key and --hold-timeout go with --service", file=sys.stderr)
         return exitcodes.ERROR
+    from redline.cli.install_remote import RemoteError, set_remote
+
+    try:
+        set_remote(args.service, args.token, args.service_key, args.service_ca)
+    except RemoteError as error:
+        print(f"redline: {error}", file=sys.stderr)
+        return exitcodes.ERROR
     options = Options(
         allow_explicit=args.allow_explicit,
         ask_deny=args.ask == "deny",
         context=args.context,
         defer_ask=args.defer_ask,
         record_outcomes=args.record_outcomes,
-        service=args.service,
+        service=bool(args.service),
         service_key=args.service_key,
+        enforce=args.enforce,
     )
     if args.hold_timeout is not None:
         options = options._replace(hold_timeout_s=args.hold_timeout)
@@ -150,9 +185,21 @@ def _install(args: argparse.Namespace) -> int:
     if code == exitcodes.ALLOW:
         if args.service:
             print(_service_note(options))
+        if args.enforce:
+            print(_enforce_note())
         print(AFTER[args.agent])
         print("Check it with `redline doctor`.")
     return code
+
+
+def _enforce_note() -> str:
+    from redline.sandbox.level import probe
+
+    return (
+        "Allowed shell commands now run in the sandbox (launched by the hook itself where "
+        "bubblewrap can run, else under `redline run`), with a scrubbed environment; sandbox "
+        f"{probe().line()}. A `cd` or `export` no longer carries over between commands."
+    )
 
 
 def _service_note(options: Options) -> str:

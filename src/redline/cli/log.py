@@ -232,6 +232,9 @@ def _print_table(entries: list[Entry]) -> None:
             call = " ".join(f"{k} {v}" for k, v in (("by", r.approved_by), ("via", r.channel)) if v)
         elif r.kind == Kind.NOTICE:
             verdict, rules, call = "undelivered", f"-> #{r.ref}", f"{r.channel}: {r.reason}"
+        elif r.kind == Kind.OPINION:
+            verdict, rules = (r.code or "opinion").removeprefix("opinion-"), f"-> #{r.ref}"
+            call = f"second opinion ({r.channel}): {r.reason}"
         else:
             verdict = r.verdict or "?"
             rules = ",".join(r.rules) or (r.code or "")

@@ -33,6 +33,9 @@ SUBCOMMANDS: dict[str, tuple[str, str]] = {
     "pair": ("redline.cli.pair", "pair your Telegram chat or log in to the web page"),
     "propose": ("redline.cli.propose", "propose an action only the owner can approve"),
     "run": ("redline.cli.run", "judge a command, then run it sandboxed with secrets scrubbed"),
+    "agents": ("redline.cli.agents", "add, list or revoke agents on other machines"),
+    "senders": ("redline.cli.senders", "pair, list and revoke messaging senders of a gateway"),
+    "opinion": ("redline.cli.opinion", "how the second opinion did: `redline opinion report`"),
 }
 
 

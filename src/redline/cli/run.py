@@ -42,6 +42,12 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
     parser.add_argument("--shell", metavar="TEXT", help="run TEXT with bash -c (sh if no bash)")
     parser.add_argument("--no-network", action="store_true", help="run without a network")
     parser.add_argument(
+        "--profile",
+        metavar="NAME",
+        help="apply the policy's sandbox profile NAME (`sandbox.profiles`: more writable "
+        "paths, the network, variables passed)",
+    )
+    parser.add_argument(
         "--service",
         action="store_true",
         help="an ask waits for the owner's answer through `redline serve` (else it is refused)",
@@ -100,8 +106,9 @@ def run(args: argparse.Namespace) -> int:
             session=args.session,
             record=not args.explain,
             ticket=None if args.explain else args.ticket,
+            profile=args.profile,
         )
-    except ValueError as error:  # an unknown context name
+    except ValueError as error:  # an unknown context or profile name
         return _usage(str(error))
     from redline.cli.check import render
 

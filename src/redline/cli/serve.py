@@ -40,6 +40,14 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
     )
     parser.add_argument("--agent-group", help="the agent's group, which may use the hook socket")
     parser.add_argument(
+        "--agents",
+        metavar="[HOST:]PORT",
+        help="also take calls from hooks on other machines, each with its agent token "
+        "(`redline agents add`); off loopback it needs --tls-cert and --tls-key",
+    )
+    parser.add_argument("--tls-cert", metavar="FILE", help="with --agents: the certificate chain")
+    parser.add_argument("--tls-key", metavar="FILE", help="with --agents: its private key")
+    parser.add_argument(
         "--telegram-token-file",
         help="a file holding the Telegram bot token (default: $REDLINE_TELEGRAM_TOKEN)",
     )
@@ -217,14 +225,36 @@ def run(args: argparse.Namespace) -> int:
                 sockets.append(bind_unix(relay))
                 paths.secure_socket(relay, shared=False)
             _add_workers(service, args, agent_listeners)
+        exclusive: list[Any] = []
+        agents: tuple[Any, Any] | None = None
+        if args.agents:
+            from redline.approve.agents_port import agents_server, bind_agents
+
+            if bool(args.tls_cert) != bool(args.tls_key):
+                raise ValueError("`--tls-cert` and `--tls-key` go together")
+            agents = (
+                bind_agents(args.agents, bool(args.tls_cert)),
+                agents_server(service, args.tls_cert, args.tls_key),
+            )
         token = _telegram_token(args)
         if token:
             from redline.approve.telegram import TelegramChannel
 
-            channel = TelegramChannel(
-                service, token, base_url=args.telegram_api, request_timeout=args.telegram_timeout
+            exclusive.append(
+                TelegramChannel(
+                    service,
+                    token,
+                    base_url=args.telegram_api,
+                    request_timeout=args.telegram_timeout,
+                )
             )
-            service.channels.append(channel)
+        if service.db.postgres:
+            from redline.approve.fleet import Fleet
+
+            # Replicas may share this database: the bot runs in one of them.
+            service.fleet = Fleet(service, service.store_url, exclusive=exclusive)
+        else:
+            service.channels.extend(exclusive)
     except (OSError, ValueError, PolicyError, LogUnavailable) as err:
         sys.stderr.write(f"redline serve: {err}\n")
         return exitcodes.ERROR
@@ -246,7 +276,18 @@ def run(args: argparse.Namespace) -> int:
     http_ports = [sockets[2].getsockname()[1]] if web else []
     paths.write_state(os.getpid(), http_ports)
     try:
-        server.run(sockets=sockets)
+        if agents is None:
+            server.run(sockets=sockets)
+        else:
+            import asyncio
+
+            from redline.approve.agents_port import serve_both
+
+            address = agents[0].getsockname()
+            sys.stderr.write(f"redline serve: agents port on {address[0]}:{address[1]}\n")
+            sys.stderr.flush()
+            with asyncio.Runner(loop_factory=server.config.get_loop_factory()) as runner:
+                runner.run(serve_both(server, sockets, agents[1], agents[0]))
     finally:
         paths.clear_state(os.getpid())
     for path in (paths.hook_socket, paths.owner_socket, *relays.values()):

@@ -28,6 +28,7 @@ from redline.shell.lazy_regex import lazy_regex
 Subject = tuple[str, ...]
 
 _SHELL_TEXT_KINDS = frozenset({ActionKind.RUN, ActionKind.PROCESS, ActionKind.SCHEDULE})
+_FOREIGN_KINDS = frozenset({ActionKind.MCP, ActionKind.UNKNOWN})
 _URL_START = lazy_regex(r"\A[a-z][a-z0-9+.-]*://", re.IGNORECASE)
 
 
@@ -208,9 +209,14 @@ def hosts_of(urls: tuple[str, ...] | list[str]) -> tuple[str, ...]:
 def collect(action: Action, resolved: tuple[str, ...], home: str = "") -> Facts:
     """`resolved`: the action's file paths, normalised (empty for commands);
     `home`: the owner's home directory."""
-    if action.kind in _SHELL_TEXT_KINDS and action.command is not None:
+    if action.command is not None and (
+        action.kind in _SHELL_TEXT_KINDS or action.kind in _FOREIGN_KINDS
+    ):
+        # An unknown or MCP tool's command is judged as the same command
+        # typed into a terminal (`gate.foreign_commands` found it).
         workdir = action.workdir
-        cwd = workdir if action.kind is ActionKind.RUN and workdir and workdir[0] == "/" else None
+        runs_there = action.kind is ActionKind.RUN or action.kind in _FOREIGN_KINDS
+        cwd = workdir if runs_there and workdir and workdir[0] == "/" else None
         respelled = respell(action.command, home)
         if cwd and unknown_home(home):
             cwd = home_form(cwd, home)

@@ -17,11 +17,9 @@ from redline.gate.context import CallContext
 from redline.gate.effects import Facts, Subject, collect
 from redline.gate.memory import RejectionMemory, canonical_rule, fingerprint
 from redline.gate.never_run import Guard
-from redline.gate.owner_home import home_form, respell, unknown_home
 from redline.gate.tools import normalize
 from redline.policy.model import CallView, Policy
 from redline.shell import paths
-from redline.shell.analysis import Analysis, analyze
 
 NEVER_RUN = "never-run"
 POLICY_DENY = "policy-deny"
@@ -151,20 +149,11 @@ def _never_run(
     if action.kind in _URL_KINDS:
         found.extend(service_contact.url_hits(guard, action))
     if action.kind in (ActionKind.MCP, ActionKind.UNKNOWN):
+        # Its command, if any, is in `facts.analysis` (judged above).
         found.extend(guard.argument_hits(action))
-        if action.command:
-            # A command line given to a tool nothing is known about may run:
-            # only the never-run kinds are judged in it.
-            found.extend(guard.shell_hits(_analyze_foreign(action, guard.places.home)))
     if action.kind in _TEXT_KINDS:
         found.extend(guard.text_hits(action))
     return tuple({h.rule_id: h for h in reversed(found)}.values())[::-1]
-
-
-def _analyze_foreign(action: Action, home: str) -> Analysis:
-    base = action.base if shape.is_absolute(action.base) else None
-    text = respell(action.command or "", home).text
-    return analyze(text, home_form(base, home) if base and unknown_home(home) else base)
 
 
 def _view(action: Action, facts: Facts, ctx: CallContext, home: str, policy: Policy) -> CallView:

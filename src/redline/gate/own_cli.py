@@ -32,7 +32,7 @@ OPEN: dict[str, frozenset[str]] = {
     "policy": frozenset({"", "lint", "test"}),
 }
 ANSWERS = frozenset({"approve", "reject", "pending", "pair"})
-CHANGES = frozenset({"install", "uninstall", "hook", "policy", "log"})
+CHANGES = frozenset({"install", "uninstall", "hook", "policy", "log", "agents"})
 STARTS = frozenset({"serve"})
 # Options of a verb that take a value before its action (`log --store URL show`).
 _VALUED = frozenset({"--store"})

@@ -150,8 +150,6 @@ def _fold(tools: Mapping[str, ToolSpec]) -> Mapping[str, ToolSpec]:
 
 
 _FOLDED: Mapping[str, ToolSpec] = _fold(TOOLS)
-# Arguments of an MCP or unknown tool that hold a shell command line.
-_COMMAND_KEYS = ("command", "cmd", "script", "shell_command")
 
 _URL = lazy_regex(r"\bhttps?://[^\s<>\"'`)\]]+", re.IGNORECASE)
 
@@ -186,11 +184,24 @@ def normalize(call: ToolCall) -> Action:
         # Nothing says what these tools do: keep every string they are given,
         # so the never-run checks can see a protected path among them.
         texts = tuple(_flatten(args)) if isinstance(args, Mapping) else ()
-        command = None
+        command = workdir = None
         if isinstance(args, Mapping):
-            command = next((args[k] for k in _COMMAND_KEYS if isinstance(args.get(k), str)), None)
+            from redline.gate import foreign_commands  # only for these tools: off most hooks' start
+
+            command = foreign_commands.command_text(call.tool, args)
+            workdir = foreign_commands.workdir(args) if command else None
         kind, vocabulary = (K.UNKNOWN, "unknown") if spec is None else (K.MCP, spec.vocabulary)
-        return Action(call.tool, kind, vocabulary, command=command, base=call.cwd, texts=texts)
+        if workdir and call.cwd and not workdir.startswith(("/", "~")):
+            workdir = call.cwd.rstrip("/") + "/" + workdir
+        return Action(
+            call.tool,
+            kind,
+            vocabulary,
+            command=command,
+            workdir=(workdir or call.cwd) if command else None,
+            base=call.cwd,
+            texts=texts,
+        )
     if not isinstance(args, Mapping):
         return Action(
             call.tool,

@@ -68,6 +68,8 @@ class Settings(NamedTuple):
     (its `PermissionRequest` hook is redline too). `deadline_s`: the seconds
     the hook has to answer (`--deadline`, `$REDLINE_HOOK_DEADLINE`), below
     the host's timeout; `None` for the default (see `deadline_for`).
+    `enforce`: allowed shell calls come back rewritten to run in the sandbox
+    (`--enforce`, `$REDLINE_HOOK_ENFORCE`; see `redline.hooks.enforce`).
     """
 
     allow_explicit: bool = False
@@ -76,6 +78,7 @@ class Settings(NamedTuple):
     event: str | None = None
     defer_ask: bool = False
     deadline_s: float | None = None
+    enforce: bool = False
 
     @classmethod
     def from_environ(cls, environ: Mapping[str, str]) -> Settings:
@@ -85,12 +88,14 @@ class Settings(NamedTuple):
         context = environ.get("REDLINE_CONTEXT", "").strip() or None
         defer = environ.get("REDLINE_CODEX_DEFER_ASK", "").strip().lower()
         deadline = environ.get(DEADLINE_ENV, "").strip()
+        enforce = environ.get("REDLINE_HOOK_ENFORCE", "").strip().lower()
         return cls(
             allow_explicit=allow in ("explicit", "1", "true", "yes"),
             ask=ask,
             context=context,
             defer_ask=defer in ("1", "true", "yes"),
             deadline_s=parse_seconds(deadline) if deadline else None,
+            enforce=enforce in ("1", "true", "yes"),
         )
 
     def deadline_for(self, start: float | None = None) -> Deadline:
@@ -111,6 +116,8 @@ class HookCall(NamedTuple):
     session: str | None = None
     context: str | None = None
     tool_use_id: str | None = None
+    logged: Mapping[str, Any] | None = None
+    """Added to `args` in the log entry only (the enforcement level)."""
 
 
 class HookReply(NamedTuple):

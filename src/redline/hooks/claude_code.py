@@ -22,6 +22,7 @@ refused with redline's text for the model.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Mapping
 
 from redline.decision import Decision, Verdict
@@ -58,24 +59,29 @@ class ClaudeCode(HookAdapter):
         return environ.get("CLAUDE_CODE_ENTRYPOINT", "").startswith("sdk")
 
     def parse(self, payload: Mapping[str, Any], settings: Settings) -> HookCall:
+        tool = required_tool(payload)
+        enforced = None
+        if settings.enforce or os.environ.get("REDLINE_HOOK_ENFORCE"):
+            from redline.hooks.enforce import logged
+
+            enforced = logged(tool, settings.enforce, os.environ)
         return HookCall(
             host=self.host,
             event=event_of(payload, settings, EVENTS),
-            tool=required_tool(payload),
+            tool=tool,
             args=object_field(payload, "tool_input"),
             cwd=text_field(payload, "cwd"),
             session=text_field(payload, "session_id"),
             context=settings.context,
             tool_use_id=text_field(payload, "tool_use_id"),
+            logged=enforced,
         )
 
     def render(self, call: HookCall, decision: Decision, settings: Settings) -> HookReply:
         if decision.verdict is Verdict.ALLOW:
-            import os
-
             from redline.hooks.enforce import wrapped_input
 
-            wrapped = wrapped_input(call, decision, os.environ)
+            wrapped = wrapped_input(call, decision, settings.enforce, os.environ)
             if wrapped is not None:  # run it under `redline run` (docs/enforce.md)
                 return _answer("allow", messages.note(decision), wrapped)
             if not settings.allow_explicit:

@@ -143,7 +143,49 @@ def probe(host: str, command: str, environ: Mapping[str, str]) -> tuple[bool, st
     if not blocked(host, code2, out2):
         reason = why(host, out2, err2)
         return False, f"the hook did not block `rm -rf /` (exit {code2}): {reason}"
-    return True, f"the hook runs: `ls` passes in {seconds:.2f} s, `rm -rf /` is blocked"
+    detail = f"the hook runs: `ls` passes in {seconds:.2f} s, `rm -rf /` is blocked"
+    if host in ENFORCING and ENFORCE_FLAG in _words(command):
+        ok, enforced = enforcement(out, environ)
+        return ok, f"{detail}; {enforced}"
+    return True, detail
+
+
+ENFORCING = ("claude-code",)
+ENFORCE_FLAG = "--enforce"
+
+
+def _words(command: str) -> list[str]:
+    try:
+        return shlex.split(command)
+    except ValueError:
+        return []
+
+
+def enforcement(reply: str, environ: Mapping[str, str]) -> tuple[bool, str]:
+    """Whether an `--enforce` hook's allow of `ls` came back rewritten to
+    run under `redline run`, and whether that rewrite runs (it consumes the
+    ticket the sample was given)."""
+    try:
+        output = json.loads(reply)["hookSpecificOutput"]
+        command = output["updatedInput"]["command"]
+    except (ValueError, KeyError, TypeError):
+        return False, "enforcement is on (`--enforce`) but the allowed `ls` was not rewritten"
+    if not isinstance(command, str) or (" run " not in command and "--clearenv" not in command):
+        return False, "enforcement is on (`--enforce`) but the rewrite does not sandbox the command"
+    try:
+        done = subprocess.run(
+            ["/bin/sh", "-c", command], cwd="/", env=dict(environ), capture_output=True,
+            text=True, timeout=TIMEOUT_S, check=False,
+        )  # fmt: skip
+    except (OSError, subprocess.TimeoutExpired) as error:
+        return False, f"enforcement is on but the rewritten `ls` did not run: {error}"
+    if done.returncode != 0:
+        last = (done.stderr.strip().splitlines() or ["no output"])[-1]
+        return False, f"enforcement is on but the rewritten `ls` failed ({done.returncode}): {last}"
+    from redline.hooks.enforce import describe
+    from redline.sandbox.level import probe
+
+    return True, f"enforcing: allowed commands run {describe(command)} ({probe().line()})"
 
 
 def config_files(
@@ -223,7 +265,7 @@ def _hermes_plugin(path: str, environ: Mapping[str, str]) -> list[Finding]:
             return []
     except ConfigError as error:
         return [Finding("hermes", path, "plugin", False, str(error))]
-    ok, detail = hermes_plugin.probe(environ)
+    ok, detail = hermes_plugin.probe(environ, hermes_plugin.enforced(os.path.dirname(path)))
     return [Finding("hermes", path, "plugin", ok, detail)]
 
 

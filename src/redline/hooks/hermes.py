@@ -1,4 +1,5 @@
-"""Hermes agent: its shell `pre_tool_call` hook, and a Python plugin.
+"""Hermes agent: its shell `pre_tool_call` hook, and a Python plugin (whose
+enforcement, `--enforce`, is in `hermes_enforce`).
 
 Shell hook (`hooks: pre_tool_call:` in the profile's `config.yaml`): Hermes
 runs the command without a shell and sends `hook_event_name`, `tool_name`,
@@ -180,7 +181,12 @@ def pre_tool_call(tool_name: Any = None, args: Any = None, **kwargs: Any) -> dic
 
         person = _settings().ask != ASK_DENY and hermes_asks_a_person(os.environ)
         shape = judge.same if person else judge.cannot_ask("Hermes")
-        decision = judge.decide(call, os.environ, shape)
+        from redline.hooks.hermes_enforce import logged
+
+        decision = judge.decide(call._replace(logged=logged(call, os.environ)), os.environ, shape)
+        refused = _enforce(call, decision)
+        if refused is not None:
+            return refused
         if decision.verdict is Verdict.ALLOW:
             return None
         if decision.verdict is Verdict.ASK:
@@ -204,7 +210,24 @@ def _via_service(call: HookCall) -> dict[str, Any] | None:
     from redline.approve.client import decide_hook_call
 
     decision = decide_hook_call(call, os.environ)
-    return None if decision.verdict is Verdict.ALLOW else _block(decision, PLUGIN)
+    if decision.verdict is not Verdict.ALLOW:
+        return _block(decision, PLUGIN)
+    return _enforce(call, decision)
+
+
+def _enforce(call: HookCall, decision: Decision) -> dict[str, Any] | None:
+    """With enforcement on, a terminal call that goes ahead is remembered
+    for the middleware that runs it under `redline run`; a block when that
+    cannot be done (see `hermes_enforce`)."""
+    from redline.hooks import hermes_enforce
+
+    if decision.verdict is Verdict.DENY:
+        return None
+    problem = hermes_enforce.problem(call, os.environ)
+    if problem is not None:
+        return {"action": "block", "message": problem}
+    hermes_enforce.remember(call, decision, os.environ)
+    return None
 
 
 DENIED = ("BLOCKED: Action denied by user", "BLOCKED: User denied")
@@ -249,3 +272,13 @@ def register(ctx: Any) -> None:
     """Hermes plugin entry point."""
     ctx.register_hook("pre_tool_call", pre_tool_call)
     ctx.register_hook("post_tool_call", post_tool_call)
+    from redline.hooks.hermes_inbound import pre_gateway_dispatch
+
+    # Messages from unpaired senders on `inbound.channels` start no run.
+    ctx.register_hook("pre_gateway_dispatch", pre_gateway_dispatch)
+    from redline.hooks import hermes_enforce
+
+    middleware = getattr(ctx, "register_middleware", None)
+    if middleware is not None:
+        middleware(hermes_enforce.MIDDLEWARE, hermes_enforce.execute)
+    hermes_enforce.configure(hermes_enforce.from_hermes_config(), wired=middleware is not None)

@@ -21,6 +21,7 @@ TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (AD
 if TYPE_CHECKING:
     from redline.gate.actions import ToolCall
     from redline.gatekeeper import Gate
+    from redline.opinion.consult import Opinion
 
 POLICY_UNAVAILABLE = "policy-unavailable"
 
@@ -80,12 +81,24 @@ def decide(
         notes.extend(file.warnings)
     tool_call = _tool_call(call)
     try:
-        decision = shape(gate.check(tool_call))
+        evaluation = gate.evaluate(tool_call)
     except ValueError as error:  # an unknown context name
         raise HookError(str(error)) from None
+    decision = evaluation.decision
+    opinion = None
+    if gate.policy.opinion is not None and shape(decision).verdict is not Verdict.DENY:
+        from redline.opinion.consult import consult
+
+        left = None if deadline is None else deadline.left()
+        decision, opinion = consult(
+            gate, tool_call, decision, environ, time_left=left, evaluation=evaluation
+        )
+    decision = shape(decision)
     if notes:
         decision = decision._replace(notes=(*decision.notes, *notes))
     decision, seq = _record(call, decision, environ, deadline)
+    if opinion is not None and seq is not None:
+        decision = _record_opinion(call, tool_call, opinion, seq, decision, environ, deadline)
     if decision.verdict is Verdict.ASK and file is not None and call.tool_use_id:
         from redline.hooks.state import note_ask
 
@@ -108,7 +121,7 @@ def _record(
             context=call.context,
             agent=call.host,
             tool=call.tool,
-            args=call.args,
+            args={**call.args, **call.logged} if call.logged else call.args,
             decision=decision,
             environ=environ,
             deadline=deadline,
@@ -118,6 +131,30 @@ def _record(
         denied = deny_log_unavailable(error)
         return denied._replace(context=decision.context, hits=decision.hits), None
     return decision, seq
+
+
+def _record_opinion(
+    call: HookCall,
+    tool_call: ToolCall,
+    opinion: Opinion,
+    seq: int,
+    decision: Decision,
+    environ: Mapping[str, str],
+    deadline: Deadline | None,
+) -> Decision:
+    """Log the second opinion after its decision; a log that cannot take it
+    refuses the call, as for the decision itself (nothing goes unrecorded)."""
+    from redline.audit.recorder import LogUnavailable, deny_log_unavailable
+    from redline.audit.shared import drop_shared_log, shared_log
+    from redline.opinion.consult import opinion_record
+
+    entry = opinion_record(opinion, ref=seq, call=tool_call, agent=call.host)
+    try:
+        shared_log(environ, deadline).append(entry, deadline=deadline)
+    except LogUnavailable as error:
+        drop_shared_log()
+        return deny_log_unavailable(error)._replace(context=decision.context, hits=decision.hits)
+    return decision
 
 
 def after(

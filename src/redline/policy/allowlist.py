@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import os
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from redline.gate.effects import Subject
 from redline.rules.catalog import HARDLINE_IDS, resolve
@@ -86,6 +86,8 @@ class Allowlist:
         self._stamp: tuple[int, int] | None = None
         self._grants: frozenset[Grant] = frozenset()
         self.warnings: list[str] = []
+        self.listener: Callable[[tuple[Grant, ...], str], None] | None = None
+        """Told of the grants each `add` wrote (the service's replicas share them)."""
 
     @property
     def lock_path(self) -> str:
@@ -151,6 +153,8 @@ class Allowlist:
             ]
             self._write({"version": FORMAT_VERSION, "entries": entries})
             self._stamp = None
+        if self.listener is not None:
+            self.listener(tuple(added), note)
         return tuple(added)
 
     def _entries(self) -> list[dict[str, Any]]:

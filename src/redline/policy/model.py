@@ -196,15 +196,55 @@ class PolicyRule(NamedTuple):
 ENFORCE_LEVELS = ("required", "best-effort", "off")
 
 
+class RunProfile(NamedTuple):
+    """A named set of sandbox settings (`sandbox.profiles.NAME`) that
+    `redline run --profile NAME` applies over the policy's own: its
+    `writable` and `env.pass` are added, its `network` (when given) replaces."""
+
+    name: str
+    writable: tuple[str, ...] = ()
+    network: bool | None = None
+    env_pass: tuple[str, ...] = ()
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name, "writable": list(self.writable), "network": self.network,
+            "env_pass": list(self.env_pass),
+        }  # fmt: skip
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> RunProfile:
+        network = data["network"]
+        return cls(
+            str(data["name"]), tuple(data["writable"]),
+            None if network is None else bool(network), tuple(data["env_pass"]),
+        )  # fmt: skip
+
+
 class RunSettings(NamedTuple):
     """How `redline run` runs what the gate allowed: which secret-like
     variables pass (`env.pass`), whether a kernel sandbox is `required`,
-    where it may write besides the workspace and temp, and the network."""
+    where it may write besides the workspace and temp, the network, and the
+    named profiles a run may choose (`sandbox.profiles`)."""
 
     env_pass: tuple[str, ...] = ()
     enforce: str = "best-effort"
     writable: tuple[str, ...] = ()
     network: bool = True
+    profiles: tuple[RunProfile, ...] = ()
+
+    def with_profile(self, name: str) -> RunSettings:
+        """These settings with profile `name` applied; `ValueError` when the
+        policy has no such profile."""
+        for profile in self.profiles:
+            if profile.name == name:
+                return self._replace(
+                    env_pass=(*self.env_pass, *profile.env_pass),
+                    writable=(*self.writable, *profile.writable),
+                    network=self.network if profile.network is None else profile.network,
+                )
+        known = ", ".join(p.name for p in self.profiles) or "none"
+        raise ValueError(f"the policy has no sandbox profile `{name}` (it has: {known})")
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -212,6 +252,7 @@ class RunSettings(NamedTuple):
             "enforce": self.enforce,
             "writable": list(self.writable),
             "network": self.network,
+            "profiles": [p.to_json() for p in self.profiles],
         }
 
     @classmethod
@@ -219,6 +260,50 @@ class RunSettings(NamedTuple):
         return cls(
             tuple(data["env_pass"]), str(data["enforce"]), tuple(data["writable"]),
             bool(data["network"]),
+            tuple(RunProfile.from_json(p) for p in data.get("profiles", ())),
+        )  # fmt: skip
+
+
+OPINION_SIGNALS = (
+    "network-secret",
+    "upload",
+    "unknown-program",
+    "computed-command",
+    "write-outside-workspace",
+)
+"""Risk signals that send an allowed call to the second opinion (F-APPROVE-6)."""
+OPINION_ON = ("asked", "allowed", "risky", *OPINION_SIGNALS)
+"""What `second_opinion.on` may list: `asked` (every asked call), `allowed`
+(every allowed call), `risky` (all the signals), or single signals."""
+OPINION_DEFAULT_ON = ("asked", "risky")
+
+
+class OpinionSettings(NamedTuple):
+    """The policy's `second_opinion` block: a language model's opinion that
+    can only tighten a verdict (F-APPROVE-6). Off unless the block is given."""
+
+    base_url: str
+    model: str
+    api_key_env: str | None = None
+    timeout_ms: int = 4000
+    max_calls_per_hour: int = 60
+    on: tuple[str, ...] = OPINION_DEFAULT_ON
+
+    @property
+    def signals(self) -> frozenset[str]:
+        """The risk signals that select an allowed call."""
+        if "risky" in self.on or "allowed" in self.on:
+            return frozenset(OPINION_SIGNALS)
+        return frozenset(s for s in self.on if s in OPINION_SIGNALS)
+
+    def to_json(self) -> dict[str, Any]:
+        return {**self._asdict(), "on": list(self.on)}
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> OpinionSettings:
+        return cls(
+            str(data["base_url"]), str(data["model"]), data["api_key_env"],
+            int(data["timeout_ms"]), int(data["max_calls_per_hour"]), tuple(data["on"]),
         )  # fmt: skip
 
 
@@ -239,6 +324,11 @@ class Policy(NamedTuple):
     digest: str = ""
     # Problems that do not stop the policy from loading: (line, message, help).
     warnings: tuple[tuple[int, str, str], ...] = ()
+    opinion: OpinionSettings | None = None
+    """`second_opinion`: `None` (the default) is off."""
+    inbound: tuple[str, ...] = ()
+    """`inbound.channels`: the messaging channels whose senders must be paired
+    before a gateway plugin lets their message start a run (F-INBOUND-1)."""
 
     @property
     def call_keys(self) -> frozenset[str]:
@@ -276,6 +366,8 @@ class Policy(NamedTuple):
             "source": self.source,
             "digest": self.digest,
             "warnings": list(self.warnings),
+            "opinion": None if self.opinion is None else self.opinion.to_json(),
+            "inbound": list(self.inbound),
         }
 
     @classmethod
@@ -296,4 +388,6 @@ class Policy(NamedTuple):
             source=data["source"],
             digest=data["digest"],
             warnings=tuple((int(w[0]), str(w[1]), str(w[2])) for w in data["warnings"]),
+            opinion=None if data["opinion"] is None else OpinionSettings.from_json(data["opinion"]),
+            inbound=tuple(data["inbound"]),
         )

@@ -18,12 +18,14 @@ from redline.gate.protected import NeverRunKind
 from redline.gate.tools import TOOLS, known_tool
 from redline.policy.load import Issue, did_you_mean
 from redline.policy.model import CALL_KEYS, HIT_KEYS, Example, Match, Policy, PolicyRule, is_glob
+from redline.policy.opinion_settings import TOP_KEYS as OPINION_KEYS
+from redline.policy.opinion_settings import read_inbound, read_opinion
 from redline.policy.run_settings import TOP_KEYS as RUN_KEYS
 from redline.policy.run_settings import read_run_settings
 from redline.rules.catalog import BY_ID, CATALOG, resolve
 
 TOP_KEYS = ("version", "description", "default", "unknown_tool", "rules", "contexts",
-            "approval", "hermes_home", "custom_tools", *RUN_KEYS)  # fmt: skip
+            "approval", "hermes_home", "custom_tools", *RUN_KEYS, *OPINION_KEYS)  # fmt: skip
 RULE_KEYS = ("id", "verdict", "match", "unless", "reason", "repair", "examples")
 EXAMPLE_KEYS = ("tool", "args", "expect", "cwd", "context", "code")
 APPROVAL_KEYS = ("port", "socket")
@@ -158,6 +160,8 @@ class Reader:
             tuple(sorted(self.custom_tools)),
             read_run_settings(self, items),
             source,
+            opinion=read_opinion(self, items),
+            inbound=read_inbound(self, items),
         )
 
     def approval(self, node: yaml.Node) -> tuple[int | None, str | None]:

@@ -38,7 +38,7 @@ FAMILIES: tuple[tuple[str, str], ...] = (
     ("frameworks", "FRAMEWORK_RULES"), ("secret_stores", "SECRET_STORE_RULES"),
     ("object_stores", "OBJECT_STORE_RULES"), ("backups", "BACKUP_RULES"), ("queues", "QUEUE_RULES"),
     ("http_writes", "HTTP_RULES"), ("forges", "FORGE_RULES"),
-    ("infra", "INFRA_RULES"),
+    ("infra", "INFRA_RULES"), ("process_control", "PROCESS_CONTROL_RULES"),
     ("secret_shown", "SECRET_SHOWN_RULES"), ("passwords", "PASSWORD_RULES"),
     ("secret_copies", "SECRET_COPY_RULES"), ("home_servers", "HOME_SERVER_RULES"),
 )  # fmt: skip

@@ -55,15 +55,15 @@ def could_match_agent(pattern: str, whole_line: bool) -> bool:
 
 
 # `-9`, `-KILL`, `-SIGHUP`: a signal, not an option (single letters such as `-U` are).
-_SIGNAL = lazy_regex(r"\A-(?:\d+|[A-Z]{2,}[A-Z0-9+-]*)\Z")
-_PGREP_VALUES = ("gGPstuUFcn", ("signal", "group", "pgroup", "parent", "session", "terminal",
+SIGNAL = lazy_regex(r"\A-(?:\d+|[A-Z]{2,}[A-Z0-9+-]*)\Z")
+PGREP_VALUES = ("gGPstuUFcn", ("signal", "group", "pgroup", "parent", "session", "terminal",
                  "euid", "uid", "pidfile", "ns", "nslist", "older", "cgroup", "env"))  # fmt: skip
 _WHOLE_USER = ("-u", "-U", "-g", "-G", "-s", "--euid", "--uid", "--group", "--pgroup", "--session")
 
 
 def _pgrep_selects_agent(inv: Invocation) -> bool:
-    values = [v for v in inv.values if not _SIGNAL.match(v)]
-    args = argv.parse(values, *_PGREP_VALUES)
+    values = [v for v in inv.values if not SIGNAL.match(v)]
+    args = argv.parse(values, *PGREP_VALUES)
     if any(_AGENT_WORD.search(f) for f in args.value("-F", "--pidfile")):
         return True
     if not args.operands:
@@ -71,12 +71,12 @@ def _pgrep_selects_agent(inv: Invocation) -> bool:
     return any(could_match_agent(p, args.has("-f", "--full")) for p in args.operands)
 
 
-_KILLALL_VALUES = ("usoyZn", ("user", "signal", "older-than", "younger-than", "context", "ns"))
+KILLALL_VALUES = ("usoyZn", ("user", "signal", "older-than", "younger-than", "context", "ns"))
 
 
 def _killall_selects_agent(inv: Invocation) -> bool:
-    values = [v for v in inv.values if not _SIGNAL.match(v)]
-    args = argv.parse(values, *_KILLALL_VALUES)
+    values = [v for v in inv.values if not SIGNAL.match(v)]
+    args = argv.parse(values, *KILLALL_VALUES)
     if not args.operands:
         return bool(args.value("-u", "--user"))
     if args.has("-r", "--regexp"):

@@ -9,7 +9,7 @@ from redline.decision import Severity, Span
 from redline.rules import power, targets
 from redline.rules.model import InvocationTest, Rule, rule
 from redline.rules.wipers import WIPERS, wipe_device
-from redline.shell import kill_targets, paths
+from redline.shell import paths
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import inline_code
 from redline.shell.invocation import Invocation
@@ -83,22 +83,6 @@ _CODE_FORK_BOMB = lazy_regex(
     r"fork\s+while\s+fork|while\s*(?:\(?\s*(?:True|1|true)\s*\)?)\s*:?\s*\{?\s*(?:os\.)?fork\s*\(|"
     r"for\s*\(\s*;\s*;\s*\)\s*\{?\s*fork\s*\(|loop\s*\{\s*fork"
 )
-
-
-# `kill -1` as bash's `kill` reads its numbers (`-01`, `$((-1))`, `' -1'`, `-$x`).
-_KILL_ALL_SPELLINGS = ("kill -9 -1", "kill -KILL -1", "kill -s KILL -1", "kill -- -1",
-                       "kill -9 -01", "kill -9 -0001", "kill -9 $((-1))", "kill -9 -$((1))",
-                       "kill -9 ' -1'", "x=1; kill -9 -$x",
-                       "n=2; ((n--)); kill -9 -$n")  # fmt: skip
-_NOT_KILL_ALL = ("kill -1 1234", "kill -9 1234", "kill %1", "kill -HUP 42", "kill $!",
-                 "kill -9 -12345", "kill -9 $((2-0))")  # fmt: skip
-
-
-def _kill_all(inv: Invocation, analysis: Analysis) -> bool:
-    if inv.name == "killall5":
-        return True
-    # The numbers as bash's `kill` reads them (`-01`, `$((-1))`, `' -1'`).
-    return -1 in kill_targets.targets(inv, analysis.text)
 
 
 def _stdin_option(value: str) -> bool:
@@ -352,22 +336,10 @@ HARDLINES: tuple[Rule, ...] = (
         ),
     ),
     rule(
-        "proc.kill-all",
-        "process",
-        H,
-        "kill every process on the machine (`kill -1`)",
-        "kill the specific process by its PID",
-        programs=("kill", "killall5"),
-        test=_kill_all,
-        aliases=("hardline.kill-all",),
-        must_match=(*_KILL_ALL_SPELLINGS, "killall5 -9"),
-        must_not_match=_NOT_KILL_ALL,
-    ),
-    rule(
         "sys.shutdown",
         "system",
         H,
-        "shut down, reboot or halt the machine",
+        "shut down, reboot or halt the machine, or drop it to rescue mode",
         "ask the owner to restart the machine; restart only the service you changed",
         programs=(
             "shutdown",
@@ -379,6 +351,8 @@ HARDLINES: tuple[Rule, ...] = (
             "init",
             "telinit",
             "openrc-shutdown",
+            "kexec",
+            "rtcwake",
             *sorted(power.DBUS_CLIENTS),
         ),
         test=power.shuts_down,
@@ -393,6 +367,11 @@ HARDLINES: tuple[Rule, ...] = (
             "systemctl kexec",
             "loginctl reboot",
             "systemctl isolate poweroff.target",
+            "systemctl rescue",
+            "systemctl isolate emergency.target",
+            "telinit 1",
+            "kexec -e",
+            "rtcwake -m off -s 60",
             "openrc-shutdown -p now",
             "busctl call org.freedesktop.login1 /org/freedesktop/login1 "
             "org.freedesktop.login1.Manager Reboot b false",
@@ -416,6 +395,8 @@ HARDLINES: tuple[Rule, ...] = (
             "systemctl start nginx.service",
             "systemctl status reboot.target",
             "halt --wtmp-only",
+            "kexec -l /boot/vmlinuz",
+            "rtcwake -m no -s 60",
             "systemctl soft-reboot --when cancel",
         ),
     ),
@@ -430,6 +411,7 @@ HARDLINES: tuple[Rule, ...] = (
             "echo b > /proc/sysrq-trigger",
             "echo c | sudo tee /proc/sysrq-trigger",
             "printf o >/proc/sysrq-trigger",
+            "echo b > /proc/sysrq-*",
         ),
         must_not_match=("cat /proc/sys/kernel/sysrq", "echo 1 > /tmp/sysrq-trigger", "ls /proc"),
     ),

@@ -4,7 +4,7 @@ scripts and other service managers, the crontab (F-RULES-2)."""
 from __future__ import annotations
 
 from redline.decision import Severity
-from redline.rules import argv
+from redline.rules import argv, power
 from redline.rules.model import Rule, rule
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
@@ -122,5 +122,33 @@ SERVICE_RULES: tuple[Rule, ...] = (
         test=_crontab_remove,
         must_match=("crontab -r", "crontab -u bob -r", "sudo crontab -ir", "env crontab -r"),
         must_not_match=("crontab -l", "crontab -e", "crontab mycron.txt", "echo crontab -r"),
+    ),
+    rule(
+        "sys.suspend",
+        "system",
+        D,
+        "suspend or hibernate the machine: it stops answering until someone wakes it",
+        "ask the owner to suspend the machine",
+        # No program list: any program's redirect can write `/sys/power/state`
+        # (this family is loaded for every call anyway).
+        test=power.sleeps,
+        must_match=(
+            "systemctl suspend",
+            "systemctl hibernate",
+            "rtcwake -m mem -s 600",
+            "echo mem > /sys/power/state",
+            "echo disk | sudo tee /sys/power/state",
+            "pm-suspend",
+            "busctl call org.freedesktop.login1 /org/freedesktop/login1 "
+            "org.freedesktop.login1.Manager Suspend b false",
+        ),
+        must_not_match=(
+            "systemctl status",
+            "cat /sys/power/state",
+            "rtcwake -m show",
+            "busctl get-property org.freedesktop.login1 /org/freedesktop/login1 "
+            "org.freedesktop.login1.Manager CanSuspend",
+            "echo systemctl suspend",
+        ),
     ),
 )

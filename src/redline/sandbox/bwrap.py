@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Mapping
 
 from redline.sandbox.plan import Plan
 
@@ -39,9 +40,16 @@ def bwrap_path() -> str | None:
     return shutil.which("bwrap")
 
 
-def argv(bwrap: str, plan: Plan, command: list[str], seccomp_fd: int | None = None) -> list[str]:
+def argv(
+    bwrap: str,
+    plan: Plan,
+    command: list[str],
+    seccomp_fd: int | None = None,
+    env: Mapping[str, str] | None = None,
+) -> list[str]:
     """bwrap's command line that runs `command` inside the plan; `seccomp_fd`
-    holds the terminal filter of `sandbox.seccomp`."""
+    holds the terminal filter of `sandbox.seccomp`; `env`, when given, is the
+    command's whole environment (`--clearenv`, then `--setenv` each)."""
     out = [
         bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
         "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
@@ -60,5 +68,9 @@ def argv(bwrap: str, plan: Plan, command: list[str], seccomp_fd: int | None = No
             out += ["--ro-bind", "/dev/null", path]
     if seccomp_fd is not None:
         out += ["--seccomp", str(seccomp_fd)]
+    if env is not None:
+        out.append("--clearenv")
+        for name, value in env.items():
+            out += ["--setenv", name, value]
     out += ["--chdir", plan.cwd, "--", *command]
     return out

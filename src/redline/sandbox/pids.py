@@ -87,9 +87,29 @@ def _own_cgroup_dirs() -> list[str]:
     return out
 
 
+PREFIX = "redline-run-"
+
+
+def sweep(older_than_s: float = 600.0, most: int = 64) -> None:
+    """Remove the runs' cgroups that were left behind, empty, by launches a
+    hook wrote (`sandbox.direct`: nobody waits for those to end). A cgroup
+    made less than `older_than_s` ago may be about to be joined: kept."""
+    now = time.time()
+    for parent in _own_cgroup_dirs():
+        try:
+            names = [n for n in os.listdir(parent) if n.startswith(PREFIX)][:most]
+        except OSError:
+            continue
+        for name in names:
+            path = os.path.join(parent, name)
+            with contextlib.suppress(OSError):
+                if os.stat(path).st_mtime < now - older_than_s and not _members(path):
+                    os.rmdir(path)
+
+
 def make_bound(limit: int, name: str | None = None) -> Bound:
     """The bound for one run: a fresh cgroup, else an rlimit, else none."""
-    name = name or f"redline-run-{os.getpid()}-{time.monotonic_ns()}"
+    name = name or f"{PREFIX}{os.getpid()}-{time.monotonic_ns()}"
     for parent in _own_cgroup_dirs():
         path = os.path.join(parent, name)
         try:

@@ -66,9 +66,12 @@ def prepare(
     session: str | None = None,
     record: bool = True,
     ticket: str | None = None,
+    profile: str | None = None,
 ) -> Prepared:
     """Judge `command` (an argv list, or a shell text) and decide how it would
-    run. Never raises for a refusal: the decision says it."""
+    run, with the policy's sandbox `profile` when one is named. Never raises
+    for a refusal: the decision says it; `ValueError` for a profile (or
+    context) the policy does not have."""
     from redline.gatekeeper import Gate
     from redline.policy.load import PolicyError
     from redline.secrets import scrub
@@ -89,12 +92,16 @@ def prepare(
         )
         return Prepared(text, argv, refused, probe(force_level), {}, (), (), where, False, ())
     settings = gate.policy.run
+    if profile is not None:
+        settings = settings.with_profile(profile)
     level = probe(force_level)
     if settings.enforce == "off":
         level = Level(NONE, "the policy says `enforce: off`")
     scrubbed = scrub(env_in, settings.env_pass)
     net = settings.network if network is None else network
     args: dict[str, object] = {"command": text, "enforcement": level.name}
+    if profile is not None:
+        args["profile"] = profile
     if scrubbed.passed:
         args["env_passed"] = [p.name for p in scrubbed.passed]
     if ticket and _ticket_holds(ticket, text, env_in):
@@ -237,12 +244,13 @@ def run(
     force_level: str | None = None,
     temp_dirs: Sequence[str] | None = None,
     max_procs: int = DEFAULT_MAX_PROCS,
+    profile: str | None = None,
 ) -> tuple[Decision, int | None]:
     """Judge and, when allowed, run `command` sandboxed: the decision and the
     exit status (`None`: it did not run). `redline.run` from Python."""
     prepared = prepare(
         command, cwd=cwd, environ=environ, policy_path=policy_path, service=service,
-        network=network, force_level=force_level,
+        network=network, force_level=force_level, profile=profile,
     )  # fmt: skip
     if prepared.decision.verdict is not Verdict.ALLOW:
         return prepared.decision, None

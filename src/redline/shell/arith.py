@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from redline.shell.lazy_regex import lazy_regex
 
-_TOKEN = lazy_regex(r"\s*(0[xX][0-9a-fA-F]+|\d+|[A-Za-z_]\w*|\+\+|--|[-+*/%]=|\*\*|[-+*/%()=,])")
+_TOKEN = lazy_regex(r"\s*(0[xX][0-9a-fA-F]+|\d+|[A-Za-z_]\w*|\+\+|--|[-+*/%]=|\*\*|[-+*/%()=,~])")
 
 
 class _Unknown(Exception):
@@ -74,10 +74,10 @@ class _Eval:
 
     def unary(self) -> int:
         tok = self.peek()
-        if tok in ("-", "+"):
+        if tok in ("-", "+", "~"):
             self.take()
             value = self.unary()
-            return -value if tok == "-" else value
+            return ~value if tok == "~" else -value if tok == "-" else value
         if tok in ("++", "--"):
             self.take()
             name = self.take()
@@ -139,6 +139,9 @@ def evaluate(text: str, names: dict[str, int]) -> int | None:
             return None
         machine = _Eval(tokens, names)
         value = machine.comma()
-        return value if machine.i == len(tokens) else None
+        if machine.i != len(tokens):
+            return None
+        # Bash's integers are 64-bit and wrap.
+        return (value + (1 << 63)) % (1 << 64) - (1 << 63)
     except (_Unknown, ValueError, RecursionError):
         return None

@@ -9,7 +9,7 @@ from redline.shell import arith
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
 
-_ARITH = lazy_regex(r"\$\(\((.*?)\)\)")
+_ARITH = lazy_regex(r"\$\(\((.*?)\)\)|\$\[(.*?)\]")  # `$[...]`: bash's old spelling
 _ECHO = lazy_regex(
     r"\$\(\s*(?:echo|printf\s+%s\\?n?|printf)\s+([-+\w]+)\s*\)|`\s*echo\s+([-+\w]+)\s*`"
 )
@@ -48,7 +48,7 @@ def number(raw: str, names: dict[str, int]) -> int | None:
     """The integer a word (as written) stands for, if it can be known."""
     text = raw.replace('"', "").replace("'", "")
     if "$" in text or "`" in text:
-        text = _ARITH.sub(lambda m: _text(arith.evaluate(m.group(1), dict(names))), text)
+        text = _ARITH.sub(lambda m: _text(arith.evaluate(m[1] or m[2] or "", dict(names))), text)
         text = _ECHO.sub(lambda m: m.group(1) or m.group(2), text)
         text = _VARIABLE.sub(lambda m: _text(names.get(m.group(1))), text)
     text = text.strip()

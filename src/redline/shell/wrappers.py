@@ -23,12 +23,18 @@ class Wrapper(NamedTuple):
     appends_args: bool = False
     # The wrapped command runs on another machine (`ssh host cmd`).
     remote: bool = False
+    # Long options that take more than one value (`bwrap --bind SRC DEST`).
+    arity: tuple[tuple[str, int], ...] = ()
 
 
 def _w(short: str = "", long: str = "", **kwargs: object) -> Wrapper:
     return Wrapper(frozenset(short), frozenset(long.split()), **kwargs)  # type: ignore[arg-type]
 
 
+_BWRAP_PAIRS = (
+    "bind bind-try dev-bind dev-bind-try ro-bind ro-bind-try bind-fd ro-bind-fd symlink setenv "
+    "file bind-data ro-bind-data chmod"
+)
 WRAPPERS: dict[str, Wrapper] = {
     "sudo": _w(
         "ughpCDrtUTR",
@@ -103,6 +109,15 @@ WRAPPERS: dict[str, Wrapper] = {
     "lckdo": _w("W", "", operands=1),
     "with-lock-ex": _w("", "", operands=1),
     "tini": _w("peg", ""),
+    # bubblewrap: every option is long; `--args FD` is handled in `split_wrapper`.
+    "bwrap": _w(
+        "",
+        "args argv0 unsetenv lock-file sync-fd userns userns2 pidns uid gid hostname chdir "
+        "remount-ro mkdir tmpfs dev proc mqueue seccomp add-seccomp-fd block-fd "
+        "userns-block-fd info-fd json-status-fd cap-add cap-drop perms size exec-label "
+        "file-label overlay-src tmp-overlay ro-overlay",
+        arity=(*((name, 2) for name in _BWRAP_PAIRS.split()), ("overlay", 3)),
+    ),
     "dumb-init": _w("r", "rewrite"),
 }
 
@@ -127,6 +142,9 @@ def split_wrapper(name: str, argv: tuple[Word, ...]) -> tuple[tuple[Word, ...], 
     i = skip_options(name, spec, argv, 1)
     if i is None:
         return (), True
+    if name == "bwrap" and any(w.value.partition("=")[0] == "--args" for w in argv[1:i]):
+        # More options, and maybe the command, come from a file descriptor.
+        return (argv[0]._replace(value=DYNAMIC),), False
     i += spec.operands
     if name == "parallel":
         # `parallel CMD ::: ARGS` runs scripts (see `embedded`); with `::::`
@@ -152,7 +170,8 @@ def skip_options(name: str, spec: Wrapper, argv: tuple[Word, ...], i: int) -> in
             return None
         if text.startswith("--") and len(text) > 2:
             key, eq, _ = text[2:].partition("=")
-            i += 2 if (key in spec.long_args and not eq) else 1
+            values = dict(spec.arity).get(key, 1 if key in spec.long_args else 0)
+            i += 1 + (values if not eq else 0)
             continue
         if text.startswith("-") and len(text) > 1 and not (name == "xargs" and text == "-"):
             if name == "nice" and text[1:].lstrip("-").isdigit():

@@ -34,6 +34,8 @@ from redline.deadline import HOST_TIMEOUT_S, below
 from redline.fasttuple import NamedTuple
 
 HOSTS = ("claude-code", "codex", "gemini", "hermes")
+ENFORCING_HOSTS = ("claude-code",)
+"""Where the hook itself can rewrite an allowed command (Hermes: `--plugin`)."""
 FAILED_TO_RUN = "redline: the hook could not run; the call is blocked"
 HOOK_TIMEOUT_S = HOST_TIMEOUT_S
 
@@ -43,7 +45,9 @@ class Options(NamedTuple):
 
     `service`: the hook asks `redline serve` (see `service`), pinning
     `service_key` when there is one, and the host lets it run longer than
-    `hold_timeout_s`."""
+    `hold_timeout_s`. `enforce`: allowed shell calls come back rewritten to
+    run under `redline run` (Claude Code; `--enforce` on the hook's command
+    line, see `redline.hooks.enforce`)."""
 
     allow_explicit: bool = False
     ask_deny: bool = False
@@ -53,6 +57,7 @@ class Options(NamedTuple):
     service: bool = False
     service_key: str | None = None
     hold_timeout_s: float = HOLD_TIMEOUT_S
+    enforce: bool = False
 
     def service_flags(self) -> list[str]:
         if not self.service:
@@ -80,6 +85,8 @@ class Options(NamedTuple):
             flags += ["--ask", "deny"]
         if self.context:
             flags += ["--context", self.context]
+        if self.enforce:
+            flags.append("--enforce")
         return flags
 
 
@@ -194,6 +201,13 @@ def install(
     environ: Mapping[str, str] | None = None,
 ) -> list[Change]:
     chosen = resolve_service(options or Options(), environ)
+    if chosen.enforce and host not in ENFORCING_HOSTS:
+        from redline.hooks.install.files import ConfigError
+
+        raise ConfigError(
+            f"--enforce is for {', '.join(ENFORCING_HOSTS)} (and `hermes --plugin`); "
+            f"{host} runs commands in a sandbox of its own: see docs/enforce.md"
+        )
     from redline.home import home_dir
     from redline.home_modes import make_home, tighten
 

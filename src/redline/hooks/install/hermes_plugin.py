@@ -32,7 +32,7 @@ END = "# <<< redline plugin"
 PIP_TIMEOUT_S = 900
 PROBE_TIMEOUT_S = 120
 PROBE = """
-import json, importlib.metadata as m
+import json, sys, importlib.metadata as m
 found = [e for e in m.entry_points(group="hermes_agent.plugins") if e.name == "redline"]
 if not found:
     print(json.dumps({"error": "no `hermes_agent.plugins` entry point named `redline`"}))
@@ -43,7 +43,17 @@ else:
     rm = plugin.pre_tool_call(
         tool_name="terminal", args={"command": "rm -rf /", "workdir": "/"}, **call
     )
-    print(json.dumps({"file": plugin.__file__, "ls": ls, "rm": rm}))
+    out = {"file": plugin.__file__, "ls": ls, "rm": rm}
+    if sys.argv[1:] == ["--enforce"]:
+        from redline.hooks import hermes_enforce as enforce
+
+        enforce.configure(True, True)
+        plugin.pre_tool_call(tool_name="terminal", args={"command": "ls"}, **call)
+        ran = enforce.execute(
+            tool_name="terminal", args={"command": "ls"}, next_call=lambda a=None: a, **call
+        )
+        out["rewrite"] = ran.get("command") if isinstance(ran, dict) else str(ran)
+    print(json.dumps(out))
 """
 """Run by Hermes's Python: import the plugin as Hermes does, judge `ls` and `rm -rf /`."""
 
@@ -99,7 +109,11 @@ def pip_argv(python: str) -> list[str]:
 
 
 def install(
-    *, home: str | None, project: str | None, environ: Mapping[str, str] | None = None
+    *,
+    home: str | None,
+    project: str | None,
+    environ: Mapping[str, str] | None = None,
+    enforce: bool = False,
 ) -> list[Change]:
     env = os.environ if environ is None else environ
     if project:
@@ -113,7 +127,7 @@ def install(
         why = (done.stderr.strip().splitlines() or ["no output"])[-1]
         raise ConfigError(f"`{shlex.join(argv)}` failed ({why}); run it yourself, then again")
     pip = Change(python, True, None, f"installed redline into Hermes's Python: {shlex.join(argv)}")
-    return [pip, enable(hermes_home(home, env))]
+    return [pip, enable(hermes_home(home, env), enforce)]
 
 
 def uninstall(
@@ -136,14 +150,20 @@ def _plugins(data: dict[str, Any], path: str) -> tuple[dict[str, Any], list[Any]
     return plugins, listed
 
 
-def enable(root: str) -> Change:
+def enable(root: str, enforce: bool = False) -> Change:
+    """List the plugin in `plugins.enabled`; with `enforce`, also set
+    `plugins.entries.redline.enforce: true` (Hermes's place for a plugin's
+    settings), which an install without it takes out again."""
     path = os.path.join(root, "config.yaml")
     original = read_text(path) or ""
     text, _ = strip_block(original, BEGIN, END)
     data = load(text, path)
-    summary = "enabled the `redline` plugin"
+    summary = "enabled the `redline` plugin" + (" with enforcement" if enforce else "")
     if "plugins" not in data:
-        block = BEGIN + "\n" + dump({"plugins": {"enabled": [PLUGIN]}}) + END + "\n"
+        ours: dict[str, Any] = {"enabled": [PLUGIN]}
+        if enforce:
+            ours["entries"] = {PLUGIN: {"enforce": True}}
+        block = BEGIN + "\n" + dump({"plugins": ours}) + END + "\n"
         new = (text.rstrip("\n") + "\n\n" if text.strip() else "") + block
     else:
         plugins, listed = _plugins(data, path)
@@ -151,6 +171,7 @@ def enable(root: str) -> Change:
         if isinstance(disabled, list) and PLUGIN in disabled:
             raise ConfigError(f"`redline` is in `plugins.disabled` in `{path}`; take it out first")
         plugins["enabled"] = [*listed, PLUGIN] if PLUGIN not in listed else listed
+        _set_enforce(plugins, path, enforce)
         new = dump(data)
         summary += "; the file was rewritten through YAML, so its comments are only in the backup"
     if new == original:
@@ -171,12 +192,48 @@ def disable(root: str) -> Change:
     listed = plugins.get("enabled") if isinstance(plugins, dict) else None
     if isinstance(listed, list) and PLUGIN in listed:
         plugins["enabled"] = [p for p in listed if p != PLUGIN]  # type: ignore[index]
+        _set_enforce(plugins, path, False)  # type: ignore[arg-type]
         text = dump(data)
     elif not had_block:
         return Change(path, False, None, "the `redline` plugin was not enabled here")
     saved = backup(path)
     write_atomic(path, text)
     return Change(path, True, saved, "disabled the `redline` plugin (redline stays installed)")
+
+
+def _set_enforce(plugins: dict[str, Any], path: str, enforce: bool) -> None:
+    entries = plugins.get("entries")
+    if entries is None and not enforce:
+        return
+    if entries is None:
+        entries = plugins["entries"] = {}
+    if not isinstance(entries, dict):
+        raise ConfigError(f"`plugins.entries` in `{path}` must be a mapping")
+    entry = entries.get(PLUGIN)
+    if entry is None and not enforce:
+        return
+    if entry is None:
+        entry = entries[PLUGIN] = {}
+    if not isinstance(entry, dict):
+        raise ConfigError(f"`plugins.entries.{PLUGIN}` in `{path}` must be a mapping")
+    if enforce:
+        entry["enforce"] = True
+        return
+    entry.pop("enforce", None)
+    if not entry:
+        del entries[PLUGIN]
+    if not entries:
+        del plugins["entries"]
+
+
+def enforced(root: str) -> bool:
+    """Whether the profile at `root` turns the plugin's enforcement on."""
+    path = os.path.join(root, "config.yaml")
+    text = read_text(path)
+    plugins = load(text, path).get("plugins") if text is not None else None
+    entries = plugins.get("entries") if isinstance(plugins, dict) else None
+    entry = entries.get(PLUGIN) if isinstance(entries, dict) else None
+    return isinstance(entry, dict) and entry.get("enforce") is True
 
 
 def enabled(root: str) -> bool:
@@ -193,13 +250,14 @@ def enabled(root: str) -> bool:
     return isinstance(listed, list) and PLUGIN in listed and not off
 
 
-def probe(environ: Mapping[str, str]) -> tuple[bool, str]:
+def probe(environ: Mapping[str, str], enforce: bool = False) -> tuple[bool, str]:
     """Import the plugin from Hermes's Python as Hermes does, and judge `ls`
-    (must pass) and `rm -rf /` (must be blocked) with it."""
+    (must pass) and `rm -rf /` (must be blocked) with it; with `enforce`, see
+    that its middleware rewrites `ls` to run under `redline run`."""
     try:
         python = hermes_python(environ)
         done = subprocess.run(
-            [python, "-c", PROBE],
+            [python, "-c", PROBE, *(["--enforce"] if enforce else [])],
             capture_output=True,
             text=True,
             timeout=PROBE_TIMEOUT_S,
@@ -225,4 +283,17 @@ def probe(environ: Mapping[str, str]) -> tuple[bool, str]:
     ls, rm = answer.get("ls"), answer.get("rm")
     if ls is not None or not isinstance(rm, dict) or rm.get("action") != "block":
         return False, f"the plugin in {python} answers wrongly: `ls` {ls}, `rm -rf /` {rm}"
-    return True, f"the plugin loads in Hermes's Python ({python}): `ls` passes, `rm -rf /` blocked"
+    detail = f"the plugin loads in Hermes's Python ({python}): `ls` passes, `rm -rf /` blocked"
+    if not enforce:
+        return True, detail
+    rewrite = answer.get("rewrite")
+    wrapped = isinstance(rewrite, str) and (
+        "redline run" in rewrite.replace(" -I -m ", " ") or "--clearenv" in rewrite
+    )
+    if not isinstance(rewrite, str) or not wrapped:
+        return False, f"{detail}; but enforcement is on and `ls` was not rewritten: {rewrite}"
+    from redline.hooks.enforce import describe
+    from redline.sandbox.level import probe as level
+
+    enforcing = f"enforcing: terminal commands run {describe(rewrite)} ({level().line()})"
+    return True, f"{detail}; {enforcing}"

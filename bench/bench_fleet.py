@@ -1,0 +1,209 @@
+"""Fleet benchmark: 2 replicas of `redline serve` on one PostgreSQL schema.
+
+Run as `python bench/bench_fleet.py` (about a minute; PostgreSQL on
+127.0.0.1:5432, database `test`, or `--pg URL`). 64 simulated agents (kept-alive
+connections on the replicas' hook sockets, half on each, from 2 load
+processes) send a mix of calls the gate decides at once and calls it holds; a
+simulated owner answers every held call on replica B as soon as it sees it.
+It prints:
+- auto-decisions per second in total, and their p50/p99 latency;
+- the held calls' answer latency: from the owner's answer (on B) to the hook
+  that waited (on A or B) receiving it;
+- the chain check at the end: `log verify` of the shared log, and the count of
+  entries against the calls sent (no entry lost, none twice).
+Goal on a 2-core machine: >= 4,000 auto-decisions/s with p99 <= 20 ms.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import multiprocessing
+import shutil
+import statistics
+import sys
+import tempfile
+import threading
+import time
+import uuid
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent / "tests" / "approve"))
+
+from servicekit import ServiceProcess, make_env  # noqa: E402
+
+from redline.approve.paths import ServicePaths  # noqa: E402
+from redline.approve.wire import exchange  # noqa: E402
+
+AUTO = {"tool": "Bash", "args": {"command": "git status"}, "cwd": "/work/project"}
+HELD_EVERY = 100
+"""One call in this many is held for the owner."""
+
+
+def _request(path: str, body: dict[str, Any] | None = None) -> bytes:
+    data = b"" if body is None else json.dumps(body).encode()
+    method = "GET" if body is None else "POST"
+    head = (
+        f"{method} {path} HTTP/1.1\r\nHost: redline\r\nContent-Type: application/json\r\n"
+        f"Content-Length: {len(data)}\r\n\r\n"
+    )
+    return head.encode() + data
+
+
+async def _reply(reader: asyncio.StreamReader) -> dict[str, Any]:
+    head = await reader.readuntil(b"\r\n\r\n")
+    length = 0
+    for line in head.split(b"\r\n"):
+        if line.lower().startswith(b"content-length:"):
+            length = int(line.split(b":")[1])
+    value: dict[str, Any] = json.loads(await reader.readexactly(length))
+    return value
+
+
+async def _agent(socket_path: str, n: int, end: float, out: dict[str, list[float]]) -> None:
+    reader, writer = await asyncio.open_unix_connection(socket_path)
+    k = 0
+    while time.perf_counter() < end:
+        k += 1
+        held = k % HELD_EVERY == 0
+        command = f"git push --force origin a{n}-{k}" if held else "git status"
+        body = {**AUTO, "args": {"command": command}, "session": f"agent-{n}"}
+        body["nonce"] = uuid.uuid4().hex
+        start = time.perf_counter()
+        writer.write(_request("/v1/decide", body))
+        reply = await _reply(reader)
+        if reply.get("status") == "answered":
+            out["auto"].append(time.perf_counter() - start)
+            continue
+        request = reply["request"]
+        while True:
+            writer.write(_request(f"/v1/held/{request}?wait=30"))
+            answer = await _reply(reader)
+            if answer.get("status") == "answered":
+                out["held"].append(time.time())
+                out["held_ids"].append(request)  # type: ignore[arg-type]
+                break
+    writer.close()
+
+
+def _load_process(sockets: list[str], first: int, count: int, seconds: float, queue: Any) -> None:
+    out: dict[str, list[Any]] = {"auto": [], "held": [], "held_ids": []}
+
+    async def run() -> None:
+        end = time.perf_counter() + seconds
+        await asyncio.gather(
+            *(_agent(sockets[n % len(sockets)], n, end, out) for n in range(first, first + count))
+        )
+
+    asyncio.run(run())
+    queue.put(out)
+
+
+def _owner(service: ServiceProcess, stop: threading.Event, answered: dict[str, float]) -> None:
+    while not stop.is_set():
+        status, reply = exchange(service.paths.owner_socket, "GET", "/v1/pending", timeout=30)
+        for row in reply.get("pending", []) if status == 200 else []:
+            if row["id"] in answered:
+                continue
+            answered[row["id"]] = time.time()
+            exchange(
+                service.paths.owner_socket,
+                "POST",
+                f"/v1/held/{row['id']}/approve",
+                {"by": "bench"},
+                timeout=30,
+            )
+        time.sleep(0.02)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--pg", default="postgresql://root@127.0.0.1:5432/test")
+    parser.add_argument("--seconds", type=float, default=20.0)
+    parser.add_argument("--agents", type=int, default=64)
+    args = parser.parse_args()
+    import psycopg
+
+    from redline.audit.store import Query, open_store, verify_store
+
+    schema = f"bench_fleet_{uuid.uuid4().hex[:10]}"
+    url = f"{args.pg}?schema={schema}"
+    tmp = Path(tempfile.mkdtemp(prefix="bench-fleet-"))
+    envs = []
+    for name in ("a", "b"):
+        (tmp / name).mkdir()
+        envs.append(make_env(tmp / name))
+    a = ServiceProcess(envs[0], "--store", url, "--timeout", "600").start()
+    src = ServicePaths(envs[0]["REDLINE_HOME"])
+    shutil.copytree(
+        src.service_dir,
+        ServicePaths(envs[1]["REDLINE_HOME"]).service_dir,
+        ignore=shutil.ignore_patterns("*.sock", "serve.json"),
+        dirs_exist_ok=True,
+    )
+    b = ServiceProcess(envs[1], "--store", url, "--timeout", "600").start()
+    stop, answered = threading.Event(), {}  # type: ignore[var-annotated]
+    owner = threading.Thread(target=_owner, args=(b, stop, answered), daemon=True)
+    try:
+        owner.start()
+        sockets = [a.paths.hook_socket, b.paths.hook_socket]
+        queue: Any = multiprocessing.Queue()
+        half = args.agents // 2
+        loads = [
+            multiprocessing.Process(
+                target=_load_process, args=(sockets, i * half, half, args.seconds, queue)
+            )
+            for i in range(2)
+        ]
+        started = time.perf_counter()
+        for load in loads:
+            load.start()
+        results = [queue.get(timeout=args.seconds + 300) for _ in loads]
+        for load in loads:
+            load.join()
+        elapsed = time.perf_counter() - started
+    finally:
+        stop.set()
+        owner.join(timeout=30)
+        a.stop()
+        b.stop()
+    auto = sorted(x for r in results for x in r["auto"])
+    got = [t for r in results for t in r["held"]]
+    ids = [i for r in results for i in r["held_ids"]]
+    waits = sorted(t - answered[i] for t, i in zip(got, ids, strict=True) if i in answered)
+    store = open_store(url)
+    try:
+        check = verify_store(store)
+        outcomes = store.query(Query(kind="outcome"))
+        entries = store.count()
+    finally:
+        store.close()
+    with psycopg.connect(args.pg, autocommit=True) as conn:
+        conn.execute(f"DROP SCHEMA IF EXISTS {schema} CASCADE".encode())
+    shutil.rmtree(tmp, ignore_errors=True)
+
+    def ms(values: list[float], q: float) -> str:
+        return f"{values[min(len(values) - 1, int(q * len(values)))] * 1000:.1f} ms"
+
+    sent = len(auto) + len(ids)
+    print(f"replicas: 2 on PostgreSQL, {args.agents} agents, {args.seconds:g} s of load")
+    print(f"auto-decisions: {len(auto) / elapsed:,.0f}/s in total ({len(auto)} calls)")
+    print(f"auto-decision latency: p50 {ms(auto, 0.5)}, p99 {ms(auto, 0.99)}")
+    if waits:
+        print(
+            f"held calls: {len(ids)}; answer to waiting hook: p50 {ms(waits, 0.5)}, "
+            f"p99 {ms(waits, 0.99)}, median {statistics.median(waits) * 1000:.1f} ms"
+        )
+    refs = [e.record.ref for e in outcomes]
+    print(
+        f"chain: {'ok' if check.ok else 'BROKEN'}, {entries} entries for {sent} calls and "
+        f"{len(refs)} answers; duplicates: {len(refs) - len(set(refs))}; "
+        f"lost: {sent + len(refs) - entries}"
+    )
+
+
+if __name__ == "__main__":
+    main()
