@@ -179,7 +179,6 @@ def _batched(
     import bisect
 
     from redline.rules.catalog import evaluate
-    from redline.shell.analysis import analyze
 
     starts: list[int] = []
     offset = 0
@@ -189,7 +188,7 @@ def _batched(
     text = "\n".join(s.command for s in steps)
     if _CARRIES_STATE.search(text):
         return None  # each line runs in a shell of its own: nothing may carry to the next
-    analysis = analyze(text, cwd)
+    analysis = analyze_once(text, cwd)
     if analysis.errors:
         return None
     found: list[Finding] = []
@@ -201,6 +200,22 @@ def _batched(
         rule = HARDLINE if hit.severity is Severity.HARDLINE else DANGEROUS
         found.append(Finding(rule, hit.rule_id, hit.description, step.command))
     return found
+
+
+class _Memo:
+    """The last long text analysed: a makefile's recipes are analysed once
+    for this judge and the never-run checks (`script_judge.content_hits`)."""
+
+    key: tuple[str, str | None] | None = None
+    analysis: Analysis | None = None
+
+
+def analyze_once(text: str, cwd: str | None) -> Analysis:
+    from redline.shell.analysis import analyze
+
+    if _Memo.analysis is None or _Memo.key != (text, cwd):
+        _Memo.analysis, _Memo.key = analyze(text, cwd), (text, cwd)
+    return _Memo.analysis
 
 
 def _secrets_sent(step: ci_formats.Step, analysis: Analysis) -> str | None:
