@@ -122,7 +122,7 @@ def judge(path: str, text: str, cwd: str | None, whole: bool = True) -> list[Fin
     """Why writing `text` into `path` (a file that runs later) is not an
     allow; `[]` when its commands are ordinary, or `path` runs nothing.
     `whole` is false for a piece of the file (an edit's new text)."""
-    kind = places.format_of(path)
+    kind = places.format_of(path) or (places.SHELL if text.startswith("#!") else None)
     if kind is None or _depth[0] >= MAX_DEPTH:
         return []
     _depth[0] += 1
