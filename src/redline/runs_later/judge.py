@@ -206,16 +206,18 @@ class _Memo:
     """The last long text analysed: a makefile's recipes are analysed once
     for this judge and the never-run checks (`script_judge.content_hits`)."""
 
-    key: tuple[str, str | None] | None = None
-    analysis: Analysis | None = None
+    entry: tuple[str, str | None, Analysis] | None = None  # one attribute: thread-safe
 
 
 def analyze_once(text: str, cwd: str | None) -> Analysis:
     from redline.shell.analysis import analyze
 
-    if _Memo.analysis is None or _Memo.key != (text, cwd):
-        _Memo.analysis, _Memo.key = analyze(text, cwd), (text, cwd)
-    return _Memo.analysis
+    entry = _Memo.entry
+    if entry is not None and entry[0] == text and entry[1] == cwd:
+        return entry[2]
+    analysis = analyze(text, cwd)
+    _Memo.entry = (text, cwd, analysis)
+    return analysis
 
 
 def _secrets_sent(step: ci_formats.Step, analysis: Analysis) -> str | None:
