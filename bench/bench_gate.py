@@ -2,11 +2,13 @@
 
     python bench/bench_gate.py [--tldr PATH] [--limit N]
 
-Figures: µs per `Gate.check` (what `check_tool_call` runs; median, p99) for
-file tools (every path new, then paths repeated as in a working session) and for
-`terminal` calls over the tldr corpus, with the verdicts and codes the shipped
-policy gives them; the cold start of a hook-like process (import and first
-decision, with the compiled policy cached) against `python3 -c pass`.
+Figures: ms per write of an ordinary 100 KB file (Markdown, JSON, a Python
+module, a Makefile) by a file tool; µs per `Gate.check` (what `check_tool_call`
+runs; median, p99) for file tools (every path new, then paths repeated as in
+a working session) and for `terminal` calls over the tldr corpus, with the
+verdicts and codes the shipped policy gives them; the cold start of a
+hook-like process (import and first decision, with the compiled policy
+cached) against `python3 -c pass`.
 """
 
 from __future__ import annotations
@@ -65,6 +67,112 @@ def file_calls(distinct: bool = False) -> list[tuple[str, dict[str, Any], str | 
         ("Write", {"file_path": "/etc/hosts", "content": "x"}, "/"),
     ] * 20
     return calls
+
+
+# -- ordinary 100 KB files, written by a file tool ---------------------------
+# The goal (issue 18): each judged in <= 2 ms median. Every run writes a new
+# text (a number changes), so no cache of an earlier verdict helps.
+
+
+def markdown(n: int = 0) -> str:
+    parts = [f"# Guide {n}\n\n"]
+    k = 0
+    while sum(map(len, parts)) < 100_000:
+        parts.append(
+            f"## Section {k}\n\nThe service reads its settings from `config/app.yaml` and "
+            f"writes logs under `/var/log/app`. Run `make test` before a release; see "
+            f"[the docs](https://example.org/docs/{k}).\n\n"
+            f"```bash\npip install -e .\npytest -q tests/test_{k}.py\n```\n\n"
+        )
+        k += 1
+    return "".join(parts)
+
+
+def json_text(n: int = 0) -> str:
+    items: list[dict[str, Any]] = []
+    k = 0
+    while True:
+        items.append(
+            {
+                "id": k,
+                "name": f"item-{k}",
+                "tags": ["a", "b", f"t{k % 7}"],
+                "price": k * 1.5,
+                "url": f"https://example.org/items/{k}",
+                "active": k % 2 == 0,
+                "rev": n,
+            }
+        )
+        k += 1
+        if k % 50 == 0 and len(json.dumps(items)) > 100_000:
+            break
+    return json.dumps({"items": items}, indent=1)
+
+
+def python_module(n: int = 0) -> str:
+    parts = [f'"""Module {n}."""\n\nimport os\nimport subprocess\nfrom pathlib import Path\n\n']
+    k = 0
+    while sum(map(len, parts)) < 100_000:
+        parts.append(f'''
+def handler_{k}(request, root: Path = Path("/srv/app")) -> dict:
+    """Handle request {k}: read the record and answer."""
+    path = root / "data" / f"record_{k}.json"
+    if not path.exists():
+        return {{"status": 404, "path": str(path)}}
+    text = path.read_text(encoding="utf-8")
+    result = subprocess.run(["git", "log", "-1", "--format=%H"], capture_output=True, text=True)
+    return {{"status": 200, "size": len(text), "rev": result.stdout.strip(), "n": {k}}}
+
+''')
+        k += 1
+    return "".join(parts)
+
+
+def makefile(n: int = 0) -> str:
+    parts = [
+        f"# build {n}\nCC ?= gcc\nCFLAGS := -O2 -Wall\nPYTHON ?= python3\n"
+        "VERSION := $(shell git describe --tags)\n.PHONY: all clean test\n\n"
+    ]
+    k = 0
+    while sum(map(len, parts)) < 100_000:
+        parts.append(
+            f"build/obj_{k}.o: src/mod_{k}.c include/mod_{k}.h\n\t@mkdir -p build\n"
+            "\t$(CC) $(CFLAGS) -c $< -o $@\n\n"
+            f"test_{k}: build/obj_{k}.o\n\t$(PYTHON) -m pytest -q tests/test_{k}.py \\\n"
+            f"\t\t--junitxml=build/report_{k}.xml\n\t-rm -f build/tmp_{k}\n\n"
+        )
+        k += 1
+    parts.append("clean:\n\trm -rf build dist\n")
+    return "".join(parts)
+
+
+FILES = {
+    "Markdown": ("docs/guide.md", markdown),
+    "JSON": ("config/data.json", json_text),
+    "Python module": ("src/app/handlers.py", python_module),
+    "Makefile": ("Makefile", makefile),
+}
+
+
+def big_writes(gate: Any, runs: int) -> dict[str, Any]:
+    from redline.gate.actions import ToolCall
+
+    figures: dict[str, Any] = {}
+    for label, (path, make) in FILES.items():
+        texts = [make(n) for n in range(runs + 1)]
+        gate.check(ToolCall("Write", {"file_path": "/srv/app/" + path, "content": texts[-1]}))
+        times = []
+        for text in texts[:runs]:
+            call = ToolCall("Write", {"file_path": "/srv/app/" + path, "content": text})
+            start = time.perf_counter_ns()
+            decision = gate.check(call)
+            times.append(time.perf_counter_ns() - start)
+        figures[label] = {
+            "kb": len(texts[0]) // 1024,
+            "median_ms": round(statistics.median(times) / 1e6, 2),
+            "verdict": str(decision.verdict),
+        }
+    return figures
 
 
 def measure(gate: Any, calls: list[tuple[str, dict[str, Any], str | None]]) -> dict[str, Any]:
@@ -126,6 +234,7 @@ def main() -> None:
     parser.add_argument("--tldr", type=Path, default=DEFAULT_TLDR)
     parser.add_argument("--limit", type=int, default=0, help="tldr commands to use (0: all)")
     parser.add_argument("--runs", type=int, default=7, help="cold-start runs")
+    parser.add_argument("--big-runs", type=int, default=9, help="runs per 100 KB file write")
     options = parser.parse_args()
 
     from redline.gatekeeper import Gate
@@ -136,6 +245,7 @@ def main() -> None:
         gate = Gate(home="/home/me", redline_home=home, cache_dir=home / "cache")
         print(json.dumps({"file tools, distinct paths": measure(gate, file_calls(True))}, indent=1))
         print(json.dumps({"file tools, paths repeated": measure(gate, file_calls())}, indent=1))
+        print(json.dumps({"100 KB file writes": big_writes(gate, options.big_runs)}, indent=1))
         if options.tldr.exists():
             commands = load_tldr(options.tldr, options.limit)
             calls = [("terminal", {"command": c, "workdir": "/srv/app"}, None) for c in commands]

@@ -46,9 +46,8 @@ def hits(
 
         pieces = [(p.path, p.text, p.whole) for p in new_texts(patch, read) if _later(p.path)]
     else:
-        for path in resolved:
-            if _later(path):
-                pieces.extend(_edit_texts(args, path, read))
+        for path in resolved:  # a script anywhere (`#!`) runs later too
+            pieces.extend(_edit_texts(args, path, read))
     found: dict[str, RuleHit] = {}
     for path, text, whole in pieces:
         for finding in judge(path, text, base, whole):
@@ -87,6 +86,8 @@ def _edit_texts(args: Mapping[str, Any], path: str, read: Any) -> list[tuple[str
     content = args.get("content")
     if isinstance(content, str):
         return [(path, content, True)]
+    if not _later(path):
+        return []
     edits = args.get("edits")
     if not isinstance(edits, list):
         edits = [args]

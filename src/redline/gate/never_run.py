@@ -441,8 +441,8 @@ class Guard(NamedTuple):
         yield from service_contact.code_hits(self, code, span)
 
     def _paths_in(self, code: str) -> Iterator[str]:
-        for match in _paths_in_code().finditer(code):
-            token = match.group(0)
+        # Each distinct path once: a module names the same few many times.
+        for token in dict.fromkeys(m.group(0) for m in _paths_in_code().finditer(code)):
             path = self.canon(token, None, token)
             if path is not None:
                 yield path

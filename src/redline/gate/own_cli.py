@@ -90,14 +90,16 @@ def may_be_redline(name: str) -> bool:
 class _Lowered:
     """The last command line lowered: one per line, not one per computed program in it."""
 
-    text: str | None = None
-    lowered = ""
+    entry: tuple[str, str] | None = None  # one attribute: thread-safe
 
 
 def _lowered(text: str) -> str:
-    if _Lowered.text is not text:
-        _Lowered.text, _Lowered.lowered = text, text.lower()
-    return _Lowered.lowered
+    entry = _Lowered.entry
+    if entry is not None and entry[0] is text:
+        return entry[1]
+    lowered = text.lower()
+    _Lowered.entry = (text, lowered)
+    return lowered
 
 
 def redline_args(inv: Invocation, text: str = "") -> tuple[str, ...] | None:

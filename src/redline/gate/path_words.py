@@ -81,15 +81,16 @@ class _FirstLink:
     """The index of the analysis's first `ln`, found once per analysis (not
     once per invocation: a makefile's recipes are thousands of them)."""
 
-    analysis: Analysis | None = None
-    index: int | None = None
+    entry: tuple[Analysis, int | None] | None = None  # one attribute: thread-safe
 
 
 def _first_link(analysis: Analysis) -> int | None:
-    if _FirstLink.analysis is not analysis:
-        _FirstLink.index = next((i.index for i in analysis.invocations if i.name == "ln"), None)
-        _FirstLink.analysis = analysis
-    return _FirstLink.index
+    entry = _FirstLink.entry
+    if entry is not None and entry[0] is analysis:
+        return entry[1]
+    index = next((i.index for i in analysis.invocations if i.name == "ln"), None)
+    _FirstLink.entry = (analysis, index)
+    return index
 
 
 def link_fixer(analysis: Analysis, inv: Invocation) -> Callable[[str, str | None], str]:

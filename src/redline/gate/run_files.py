@@ -91,14 +91,16 @@ class _EnvSeen:
     """The last command line tested and the answer: one test per line, not
     one per program in it (a makefile's recipes run hundreds of them)."""
 
-    text: str | None = None
-    found = False
+    entry: tuple[str, bool] | None = None  # one attribute: thread-safe
 
 
 def _names_env(text: str) -> bool:
-    if _EnvSeen.text is not text:
-        _EnvSeen.text, _EnvSeen.found = text, "ENV=" in text or "STARTUP=" in text
-    return _EnvSeen.found
+    entry = _EnvSeen.entry
+    if entry is not None and entry[0] is text:
+        return entry[1]
+    found = "ENV=" in text or "STARTUP=" in text
+    _EnvSeen.entry = (text, found)
+    return found
 
 
 def _at(value: str, cwd: str | None, language: str) -> list[RunFile]:

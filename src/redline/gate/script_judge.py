@@ -66,7 +66,14 @@ def content_hits(
             shell = (
                 script_files.recipes(text, just) if makefile else script_files.notebook_shell(text)
             )
-        for found in guard.shell_hits(analyze(shell[: script_files.MAX_SCRIPT]), depth + 1):
+        if makefile and path.startswith("/"):
+            from redline.runs_later.judge import analyze_once
+
+            # In the makefile's folder, as the judge of its commands reads it (one analysis).
+            analysis = analyze_once(shell[: script_files.MAX_SCRIPT], path.rsplit("/", 1)[0] or "/")
+        else:
+            analysis = analyze(shell[: script_files.MAX_SCRIPT])
+        for found in guard.shell_hits(analysis, depth + 1):
             yield inside(found, path, span)
             return
     if lowered.endswith(SCRIPT_SUFFIXES) or text.startswith("#!"):
@@ -181,8 +188,9 @@ def code_file_hits(
         return
     if depth >= MAX_SCRIPT_DEPTH:
         return
-    for carried in shell_in_code(text, language):
-        for found in guard.shell_hits(analyze(carried.text, cwd), depth + 1):
+    # Each distinct command once: a module runs the same few many times.
+    for carried in dict.fromkeys(c.text for c in shell_in_code(text, language)):
+        for found in guard.shell_hits(analyze(carried, cwd), depth + 1):
             yield found
             return
 

@@ -310,15 +310,28 @@ def code_reaches(code: str, ports: frozenset[int], names: frozenset[str]) -> str
         seen.add((host, number))
         if _reaches(host, number, ports, names):
             return f"the code calls the approval service (`{host}:{number}`)"
-    if not any(word in code for word in _CONNECT_WORDS) or not _CODE_CONNECTS.search(code):
+    # The port first: a literal, found fast; the connect words scan slowly.
+    if not any(_names_port(code, str(p)) for p in ports):
         return None
-    if not any(re.search(rf"(?<![\w.]){p}(?!\d)", code) for p in ports):
+    if not any(word in code for word in _CONNECT_WORDS) or not _CODE_CONNECTS.search(code):
         return None
     for match in _CODE_HOST.finditer(code):
         literal = match.group(1)
         if literal is None or may_be_here(literal, names, loose=False):
             return "the code connects to the approval service's port on this machine"
     return None
+
+
+def _names_port(code: str, port: str) -> bool:
+    """`port` in `code` as a number of its own (not `18787`, `8787.5`, `x8787`)."""
+    at = code.find(port)
+    while at >= 0:
+        before = code[at - 1] if at else ""
+        after = code[at + len(port) : at + len(port) + 1]
+        if not (before.isalnum() or before in "_.") and not after.isdigit():
+            return True
+        at = code.find(port, at + 1)
+    return False
 
 
 def may_name_port(inv: Invocation) -> bool:

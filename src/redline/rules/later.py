@@ -15,20 +15,21 @@ from redline.shell.invocation import Invocation
 
 
 class _Last:
-    """The last invocation judged and its findings: the three rules share one reading."""
+    """The last invocation judged and its findings: the three rules share one
+    reading. One attribute, set at once: threads never see half of it."""
 
-    inv: Invocation | None = None
-    found: tuple[later.Finding, ...] = ()
+    entry: tuple[Invocation, tuple[later.Finding, ...]] | None = None
 
 
 def findings(inv: Invocation, analysis: Analysis) -> tuple[later.Finding, ...]:
-    if _Last.inv is inv:
-        return _Last.found
+    entry = _Last.entry
+    if entry is not None and entry[0] is inv:
+        return entry[1]
     found: list[later.Finding] = []
     for piece in written(inv, analysis):
         found.extend(later.judge(piece.path, piece.text, inv.cwd, piece.whole))
-    _Last.inv, _Last.found = inv, tuple(found)
-    return _Last.found
+    _Last.entry = (inv, tuple(found))
+    return tuple(found)
 
 
 def _carries(rule_id: str) -> InvocationTest:

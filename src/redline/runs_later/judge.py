@@ -122,7 +122,7 @@ def judge(path: str, text: str, cwd: str | None, whole: bool = True) -> list[Fin
     """Why writing `text` into `path` (a file that runs later) is not an
     allow; `[]` when its commands are ordinary, or `path` runs nothing.
     `whole` is false for a piece of the file (an edit's new text)."""
-    kind = places.format_of(path)
+    kind = places.format_of(path) or (places.SHELL if text.startswith("#!") else None)
     if kind is None or _depth[0] >= MAX_DEPTH:
         return []
     _depth[0] += 1
@@ -179,7 +179,6 @@ def _batched(
     import bisect
 
     from redline.rules.catalog import evaluate
-    from redline.shell.analysis import analyze
 
     starts: list[int] = []
     offset = 0
@@ -189,7 +188,7 @@ def _batched(
     text = "\n".join(s.command for s in steps)
     if _CARRIES_STATE.search(text):
         return None  # each line runs in a shell of its own: nothing may carry to the next
-    analysis = analyze(text, cwd)
+    analysis = analyze_once(text, cwd)
     if analysis.errors:
         return None
     found: list[Finding] = []
@@ -201,6 +200,24 @@ def _batched(
         rule = HARDLINE if hit.severity is Severity.HARDLINE else DANGEROUS
         found.append(Finding(rule, hit.rule_id, hit.description, step.command))
     return found
+
+
+class _Memo:
+    """The last long text analysed: a makefile's recipes are analysed once
+    for this judge and the never-run checks (`script_judge.content_hits`)."""
+
+    entry: tuple[str, str | None, Analysis] | None = None  # one attribute: thread-safe
+
+
+def analyze_once(text: str, cwd: str | None) -> Analysis:
+    from redline.shell.analysis import analyze
+
+    entry = _Memo.entry
+    if entry is not None and entry[0] == text and entry[1] == cwd:
+        return entry[2]
+    analysis = analyze(text, cwd)
+    _Memo.entry = (text, cwd, analysis)
+    return analysis
 
 
 def _secrets_sent(step: ci_formats.Step, analysis: Analysis) -> str | None:

@@ -302,6 +302,9 @@ def shell_in_code(code: str, name: str) -> list[Carried]:
     return _shell_in_code(code, name)
 
 
+_PARENS = {"(": 1, ")": -1}
+
+
 def _shell_in_code(code: str, name: str) -> list[Carried]:
     """Shell commands an interpreter's code hands to the system shell."""
     found: list[Carried] = []
@@ -310,7 +313,7 @@ def _shell_in_code(code: str, name: str) -> list[Carried]:
         start = match.end()
         depth, end = 1, start
         while end < len(code) and depth:
-            depth += {"(": 1, ")": -1}.get(code[end], 0)
+            depth += _PARENS.get(code[end], 0)
             end += 1
         inside = code[start:end]
         strings = [a if a or not b else b for a, b in _STRING.findall(inside)]
