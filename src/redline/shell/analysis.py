@@ -11,16 +11,8 @@ from types import MappingProxyType
 
 from redline.decision import Span
 from redline.fasttuple import NamedTuple
-from redline.shell import (
-    aliases,
-    bind_mounts,
-    carriers,
-    cwd_words,
-    fastpath,
-    find,
-    paths,
-    subcommands,
-)
+from redline.shell import aliases, carriers, cwd_words, fastpath, find, paths, subcommands
+from redline.shell.bind_mounts import Mounts, map_scopes
 from redline.shell.carriers import SOURCE
 from redline.shell.invocation import Invocation, command_name
 from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCommand, Word
@@ -115,7 +107,7 @@ class _Builder:
         # Aliases defined so far, in the order the shell runs the commands.
         self.aliases: dict[str, str] = {}
         # What containers run with host paths mounted: invocations [start, end).
-        self.mounted: list[tuple[int, int, bind_mounts.Mounts]] = []
+        self.mounted: list[tuple[int, int, Mounts]] = []
 
     def add_script(
         self, text: str, origin: _Origin, depth: int, via: tuple[str, ...],
@@ -415,7 +407,7 @@ def analyze(text: str, cwd: str | None = None) -> Analysis:
         builder.errors.append("the command is nested too deeply to analyse")
     invocations = builder.invocations
     if builder.mounted:
-        bind_mounts.map_scopes(invocations, builder.mounted)
+        map_scopes(invocations, builder.mounted)
     children: dict[int, list[int]] = {}
     for inv in invocations:
         if inv.parent >= 0:
