@@ -13,7 +13,6 @@ from redline.decision import Span
 from redline.fasttuple import NamedTuple
 from redline.shell import (
     aliases,
-    bind_mounts,
     carriers,
     cwd_words,
     fastpath,
@@ -23,6 +22,7 @@ from redline.shell import (
     subcommands,
 )  # fmt: skip
 from redline.shell import written_scripts as written
+from redline.shell.bind_mounts import Mounts, map_scopes
 from redline.shell.builtin_code import carried as builtin_carried
 from redline.shell.carriers import SOURCE
 from redline.shell.invocation import Invocation, command_name
@@ -120,7 +120,7 @@ class _Builder:
         self.bodies: dict[str, str] = {}  # function name -> its body
         self.written: written.Written = {}  # files this command writes, with their text
         # What containers run with host paths mounted: invocations [start, end).
-        self.mounted: list[tuple[int, int, bind_mounts.Mounts]] = []
+        self.mounted: list[tuple[int, int, Mounts]] = []
 
     def add_script(
         self, text: str, origin: _Origin, depth: int, via: tuple[str, ...],
@@ -433,7 +433,7 @@ def analyze(text: str, cwd: str | None = None) -> Analysis:
         builder.errors.append("the command is nested too deeply to analyse")
     invocations = builder.invocations
     if builder.mounted:
-        bind_mounts.map_scopes(invocations, builder.mounted)
+        map_scopes(invocations, builder.mounted)
     children: dict[int, list[int]] = {}
     for inv in invocations:
         if inv.parent >= 0:
