@@ -87,3 +87,13 @@ def secure_quickly(home: str) -> OSError | None:
     except OSError as error:  # `redline doctor` names what is loose
         return error
     return None
+
+
+def private_file(path: str) -> None:
+    """Make `path` (and its folder) the owner's alone before a database opens
+    it, whatever the process's umask: a plugin runs inside the agent's own
+    process (Hermes), whose umask lets others read. SQLite gives its `-wal`
+    and `-shm` files the mode of the database file."""
+    os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
+    if not os.path.exists(path):
+        os.close(os.open(path, os.O_RDWR | os.O_CREAT, 0o600))

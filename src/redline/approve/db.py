@@ -47,7 +47,9 @@ class Database:
             from redline.audit.sqlite import _parse as parse_sqlite
 
             path, _ = parse_sqlite(url)
-            path.parent.mkdir(parents=True, exist_ok=True)
+            from redline.home import private_file
+
+            private_file(str(path))
             self.schema = ""
             try:
                 self._lite = sqlite3.connect(

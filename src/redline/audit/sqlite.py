@@ -110,7 +110,9 @@ class SqliteStore:
             )
         try:
             if create:
-                os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+                from redline.home import private_file
+
+                private_file(path)
             conn = sqlite3.connect(
                 path,
                 timeout=BUSY_TIMEOUT_S if deadline is None else deadline.wait_s(BUSY_TIMEOUT_S),

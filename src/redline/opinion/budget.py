@@ -35,7 +35,9 @@ class Budget:
             return False
         now = self.clock()
         try:
-            os.makedirs(os.path.dirname(self.path) or ".", mode=0o700, exist_ok=True)
+            from redline.home import private_file
+
+            private_file(self.path)
             db = sqlite3.connect(self.path, timeout=2.0, isolation_level=None)
         except (OSError, sqlite3.Error):
             return False
