@@ -186,7 +186,9 @@ def _families(inv: Invocation, moved: bool) -> Iterator[str]:
 
 def _writes_family(family: str) -> InvocationTest:
     def test(inv: Invocation, analysis: Analysis) -> bool:
-        return family in _written_families(analysis).get(inv.index, ())
+        last = _LAST  # read inline: nine rules ask this of every invocation
+        found = last[1] if last[0] is analysis else _written_families(analysis)
+        return bool(found) and family in found.get(inv.index, ())
 
     return test
 
