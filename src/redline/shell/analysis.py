@@ -13,7 +13,6 @@ from redline.decision import Span
 from redline.fasttuple import NamedTuple
 from redline.shell import (
     aliases,
-    bind_mounts,
     builtin_code,
     carriers,
     cwd_words,
@@ -35,6 +34,10 @@ from redline.shell.wrappers import (
     split_wrapper,
     xargs_replace,
 )
+
+TYPE_CHECKING = False  # not `typing`'s: kept off the hook's start (ADR 0004)
+if TYPE_CHECKING:
+    from redline.shell.bind_mounts import Mounts
 
 MAX_CARRIER_DEPTH = 8
 # Commands inside commands (wrappers, aliases, `find -exec`): past this many,
@@ -120,7 +123,7 @@ class _Builder:
         self.bodies: dict[str, str] = {}  # function name -> its body
         self.written: written.Written = {}  # files this command writes, with their text
         # What containers run with host paths mounted: invocations [start, end).
-        self.mounted: list[tuple[int, int, bind_mounts.Mounts]] = []
+        self.mounted: list[tuple[int, int, Mounts]] = []
 
     def add_script(
         self, text: str, origin: _Origin, depth: int, via: tuple[str, ...],
@@ -434,6 +437,8 @@ def analyze(text: str, cwd: str | None = None) -> Analysis:
         builder.errors.append("the command is nested too deeply to analyse")
     invocations = builder.invocations
     if builder.mounted:
+        from redline.shell import bind_mounts  # only after `docker run -v`
+
         bind_mounts.map_scopes(invocations, builder.mounted)
     children: dict[int, list[int]] = {}
     for inv in invocations:
