@@ -157,6 +157,8 @@ _WRITERS = frozenset(
     {"tee", "cp", "mv", "install", "ln", "rsync", "scp", "ddrescue", "dd", "sed", "perl",
      "truncate", "shred", "touch", "chmod", "chown", "chgrp", "rm", "unlink"}
 )  # fmt: skip
+# The programs whose operands `written_files` reads (besides every redirect).
+OPERAND_WRITERS = _WRITERS
 
 
 def written_files(inv: Invocation) -> Iterator[str]:

@@ -147,7 +147,8 @@ class _Builder:
         where = f" (inside {via[-1]})" if via else ""
         self.errors.extend(error + where for error in script.errors)
         self.functions.extend(f._replace(span=origin.map(f.span)) for f in script.functions)
-        self.bodies.update((f.name, f.text) for f in script.functions)
+        if script.functions:
+            self.bodies.update((f.name, f.text) for f in script.functions)
         first_of: list[int] = []
         # The innermost invocation of each command's wrapper chain: `$( )` in
         # `sudo kill $(pgrep x)` belongs to `kill`, not to `sudo`.
@@ -294,10 +295,10 @@ class _Builder:
             for flag, inner in find.fd_exec(argv):
                 self.add_command(inner, (), inv.span, origin, depth, (*via, f"fd {flag}"), remote,
                                  True, (), inv.index, None)  # fmt: skip
-        for carried in (
-            *carriers.carried_scripts(inv),
-            *builtin_code.carried(inv, self.bodies, via),
-        ):
+        carried_here = carriers.carried_scripts(inv)
+        if self.bodies or name == "trap":  # a function called, or a `trap` action
+            carried_here = [*carried_here, *builtin_code.carried(inv, self.bodies, via)]
+        for carried in carried_here:
             self._add_carried(carried, inv, origin, depth, via, remote)
         for launch in subcommands.launches(inv):
             label, inner_remote = (*via, launch.label), remote or launch.remote

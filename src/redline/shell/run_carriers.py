@@ -298,19 +298,23 @@ LAZY_FINDERS: dict[str, frozenset[str]] = {
     "tool_scripts": frozenset(_TOOL_NAMES.split()),
 }
 NAMES = frozenset(FINDERS).union(*LAZY_FINDERS.values())
+# Per program, the modules of its lazy finders (asked of every invocation).
+_LAZY_MODULES: dict[str, tuple[str, ...]] = {
+    name: tuple(m for m, names in LAZY_FINDERS.items() if name in names)
+    for name in frozenset().union(*LAZY_FINDERS.values())
+}
 
 
 def runs(inv: Invocation) -> list[Run]:
     """What `inv` runs through a route the other carriers do not read."""
-    if len(inv.argv) < 2:
-        return []
     name = inv.name
+    if name not in NAMES or len(inv.argv) < 2:
+        return []  # most programs: no finder at all
     finder = FINDERS.get(name)
     found = finder(inv) if finder is not None else []
-    for module, names in LAZY_FINDERS.items():
-        if name in names:
-            __import__(f"redline.shell.{module}")  # not `importlib`: kept off a hook's start
-            found += sys.modules[f"redline.shell.{module}"].FINDERS[name](inv)
+    for module in _LAZY_MODULES.get(name, ()):
+        __import__(f"redline.shell.{module}")  # not `importlib`: kept off a hook's start
+        found += sys.modules[f"redline.shell.{module}"].FINDERS[name](inv)
     return found
 
 
