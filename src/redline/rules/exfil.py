@@ -14,7 +14,7 @@ from collections.abc import Iterator
 
 from redline.decision import Span
 from redline.rules import argv
-from redline.rules.code import code_text
+from redline.rules.code import code_source, code_text
 from redline.rules.secret_sources import TOKEN_PROGRAMS, prints_token
 from redline.rules.secrets import canonical, is_secret
 from redline.rules.senders import SENDERS, args_from_stdin, socket_redirect
@@ -57,6 +57,8 @@ _MAX_DEPTH = 16
 
 def exfiltrations(analysis: Analysis) -> Iterator[Span]:
     """The spans of every invocation that sends a secret off the machine."""
+    if not any(map(_may_send, analysis.invocations)):
+        return  # nothing here sends (most commands): no trace to build
     trace = _Trace(analysis)
     for inv in analysis.invocations:
         if inv.remote:
@@ -64,6 +66,14 @@ def exfiltrations(analysis: Analysis) -> Iterator[Span]:
         if trace.sends_secret(inv):
             yield inv.span
         trace.taint(inv)
+
+
+def _may_send(inv: Invocation) -> bool:
+    """What `_Trace.sends_secret` needs before it can be true: a redirect
+    (to a socket), code of its own, or a known sender."""
+    return not inv.remote and (
+        bool(inv.redirects) or inv.name in SENDERS or code_source(inv) is not None
+    )
 
 
 def env_dump(inv: Invocation) -> bool:

@@ -20,13 +20,15 @@ H = Severity.HARDLINE
 
 def _deletes(predicate: Callable[[str], bool]) -> InvocationTest:
     def test(inv: Invocation, analysis: Analysis) -> bool:
-        return any(predicate(p) for p in targets.deleted_trees(inv, analysis))
+        return targets.may_delete_trees(inv) and any(
+            predicate(p) for p in targets.deleted_trees(inv, analysis)
+        )
 
     return test
 
 
 def _delete_system(inv: Invocation, analysis: Analysis) -> bool:
-    return any(
+    return targets.may_delete_trees(inv) and any(
         paths.is_system_dir(p) and not paths.is_root(p)
         for p in targets.deleted_trees(inv, analysis)
     )

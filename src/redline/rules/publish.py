@@ -98,8 +98,17 @@ def _publish(inv: Invocation, analysis: Analysis) -> bool:
 _HISTORY_FILES = (".bash_history", ".zsh_history", ".history", ".python_history", ".psql_history")
 
 
+# The programs `_erase_history` looks at (besides any with a redirect).
+_HISTORY_PROGRAMS = frozenset(
+    {"history", "unset", "export", "set", "rm", "shred", "truncate", "ln", "cp", "mv"}
+)
+
+
 def _erase_history(inv: Invocation, analysis: Analysis) -> bool:
-    name, values = inv.name, inv.values
+    name = inv.name
+    if name not in _HISTORY_PROGRAMS and not inv.redirects:
+        return False  # asked of every invocation: its words stay unread
+    values = inv.values
     if name == "history":
         # `-w` writes the history out; `-c` and `-d` erase it
         return bool({"-c", "-d"} & set(values)) or any(v.startswith("-c") for v in values)

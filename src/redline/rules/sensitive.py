@@ -160,12 +160,19 @@ def _written_families(analysis: Analysis) -> dict[int, frozenset[str]]:
     for inv in analysis.invocations:
         if inv.name in ("cd", "pushd", "popd"):
             moved = True
-        if not inv.remote:
+        # Most invocations write nothing: `_writes` is not even started for them.
+        if not inv.remote and (inv.redirects or inv.name in _MAY_WRITE):
             families = frozenset(_families(inv, moved or inv.cwd != analysis.cwd))
             if families:
                 found[inv.index] = families
     _LAST = (analysis, found)
     return found
+
+
+# Every program `_writes` reads beyond its redirects (keep in step with its branches).
+_MAY_WRITE = targets.OPERAND_WRITERS | _OPERAND_WRITERS | {
+    "curl", "wget", "wget2", "ssh-keygen", "tar", "unzip", "patch", "visudo"
+}  # fmt: skip
 
 
 def _families(inv: Invocation, moved: bool) -> Iterator[str]:
@@ -186,7 +193,9 @@ def _families(inv: Invocation, moved: bool) -> Iterator[str]:
 
 def _writes_family(family: str) -> InvocationTest:
     def test(inv: Invocation, analysis: Analysis) -> bool:
-        return family in _written_families(analysis).get(inv.index, ())
+        last = _LAST  # read inline: nine rules ask this of every invocation
+        found = last[1] if last[0] is analysis else _written_families(analysis)
+        return bool(found) and family in found.get(inv.index, ())
 
     return test
 

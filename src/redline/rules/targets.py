@@ -100,6 +100,14 @@ def _fed_words(inv: Invocation) -> tuple[Word, ...]:
     return tuple(Word(v, inv.span, v) for v in re.split(r"[\s\x00]+", inv.stdin_text) if v)
 
 
+_TREE_DELETERS = _FILE_REMOVERS | {"find", "rsync", "tar", "gtar", "bsdtar"}
+
+
+def may_delete_trees(inv: Invocation) -> bool:
+    """A cheap first test for `deleted_trees` (the programs its branches read)."""
+    return inv.name in _TREE_DELETERS or interpreter_family(inv.name) is not None
+
+
 def deleted_trees(inv: Invocation, analysis: Analysis) -> Iterator[str]:
     """Normalised paths a command deletes recursively (`rm -r`, `find -delete`,
     `find -exec rm`, `xargs rm -r` fed known names, `rsync --delete` onto a
@@ -157,6 +165,8 @@ _WRITERS = frozenset(
     {"tee", "cp", "mv", "install", "ln", "rsync", "scp", "ddrescue", "dd", "sed", "perl",
      "truncate", "shred", "touch", "chmod", "chown", "chgrp", "rm", "unlink"}
 )  # fmt: skip
+# The programs whose operands `written_files` reads (besides every redirect).
+OPERAND_WRITERS = _WRITERS
 
 
 def written_files(inv: Invocation) -> Iterator[str]:

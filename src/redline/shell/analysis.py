@@ -13,6 +13,7 @@ from redline.decision import Span
 from redline.fasttuple import NamedTuple
 from redline.shell import (
     aliases,
+    builtin_code,
     carriers,
     cwd_words,
     fastpath,
@@ -22,8 +23,6 @@ from redline.shell import (
     subcommands,
 )  # fmt: skip
 from redline.shell import written_scripts as written
-from redline.shell.bind_mounts import Mounts, map_scopes
-from redline.shell.builtin_code import carried as builtin_carried
 from redline.shell.carriers import SOURCE
 from redline.shell.invocation import Invocation, command_name
 from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCommand, Word
@@ -35,6 +34,10 @@ from redline.shell.wrappers import (
     split_wrapper,
     xargs_replace,
 )
+
+TYPE_CHECKING = False  # not `typing`'s: kept off the hook's start (ADR 0004)
+if TYPE_CHECKING:
+    from redline.shell.bind_mounts import Mounts
 
 MAX_CARRIER_DEPTH = 8
 # Commands inside commands (wrappers, aliases, `find -exec`): past this many,
@@ -144,7 +147,8 @@ class _Builder:
         where = f" (inside {via[-1]})" if via else ""
         self.errors.extend(error + where for error in script.errors)
         self.functions.extend(f._replace(span=origin.map(f.span)) for f in script.functions)
-        self.bodies.update((f.name, f.text) for f in script.functions)
+        if script.functions:
+            self.bodies.update((f.name, f.text) for f in script.functions)
         first_of: list[int] = []
         # The innermost invocation of each command's wrapper chain: `$( )` in
         # `sudo kill $(pgrep x)` belongs to `kill`, not to `sudo`.
@@ -293,7 +297,10 @@ class _Builder:
             for flag, inner in find.fd_exec(argv):
                 self.add_command(inner, (), inv.span, origin, depth, (*via, f"fd {flag}"), remote,
                                  True, (), inv.index, None)  # fmt: skip
-        for carried in carriers.carried_scripts(inv) + builtin_carried(inv, self.bodies, via):
+        carried_here = carriers.carried_scripts(inv)
+        if self.bodies or name == "trap":  # a function called, or a `trap` action
+            carried_here = [*carried_here, *builtin_code.carried(inv, self.bodies, via)]
+        for carried in carried_here:
             self._add_carried(carried, inv, origin, depth, via, remote)
         for launch in subcommands.launches(inv):
             label, inner_remote = (*via, launch.label), remote or launch.remote
@@ -433,7 +440,9 @@ def analyze(text: str, cwd: str | None = None) -> Analysis:
         builder.errors.append("the command is nested too deeply to analyse")
     invocations = builder.invocations
     if builder.mounted:
-        map_scopes(invocations, builder.mounted)
+        from redline.shell import bind_mounts  # only after `docker run -v`
+
+        bind_mounts.map_scopes(invocations, builder.mounted)
     children: dict[int, list[int]] = {}
     for inv in invocations:
         if inv.parent >= 0:

@@ -46,15 +46,23 @@ _FAMILY_PREFIXES = ("python", "pypy", "perl", "ruby", "lua", "php", "node")
 CARRIER_NAMES = SHELLS | SOURCE | {"eval", "su", "runuser", "script", "flock"}
 
 
+_families: dict[str, str | None] = {}
+
+
 def interpreter_family(name: str) -> str | None:
-    if name in INTERPRETERS:
-        return name
-    if not name.startswith(_FAMILY_PREFIXES):
-        return None
-    match = _VERSIONED.match(name)
-    if match:
-        return match.group(1)
-    return name if name in INTERPRETERS else None
+    # Asked about ten times per invocation by rules and carriers: remembered
+    # per name (bounded: a long-lived gate meets endless odd names).
+    try:
+        return _families[name]
+    except KeyError:
+        pass
+    family: str | None = name if name in INTERPRETERS else None
+    if family is None and name.startswith(_FAMILY_PREFIXES):
+        match = _VERSIONED.match(name)
+        family = match.group(1) if match else None
+    if len(_families) < 4096:
+        _families[name] = family
+    return family
 
 
 # Per family: the option letters that carry code, and those that take a

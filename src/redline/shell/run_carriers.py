@@ -306,8 +306,6 @@ NAMES = frozenset(FINDERS).union(*LAZY_FINDERS.values())
 
 def runs(inv: Invocation) -> list[Run]:
     """What `inv` runs through a route the other carriers do not read."""
-    if len(inv.argv) < 2:
-        return []
     name = inv.name
     finder, lazy = FINDERS.get(name), _LAZY_BY_NAME.get(name)
     if finder is None and lazy is None:

@@ -5,12 +5,18 @@ cmd`, `git rebase --exec 'cmd'`, `git -c alias.x='!cmd'`, `env -S 'cmd'`,
 `echo cmd | at now`: each gives back the argv or the script that will run.
 """
 
+from __future__ import annotations
+
 from redline.fasttuple import NamedTuple
-from redline.shell import bind_mounts, compose, embedded, kube_pods, run_carriers, runners
+from redline.shell import embedded, run_carriers, runners
 from redline.shell.carriers import VALUE_FLAGS, interpreter_family
 from redline.shell.invocation import Invocation
 from redline.shell.model import Word
 from redline.shell.run_options import skip_options as _skip_options
+
+TYPE_CHECKING = False  # not `typing`'s: kept off the hook's start (ADR 0004)
+if TYPE_CHECKING:
+    from redline.shell.bind_mounts import Mounts
 
 
 class Launch(NamedTuple):
@@ -20,10 +26,12 @@ class Launch(NamedTuple):
     # Runs somewhere else: a container, a pod.
     remote: bool = False
     # The host paths a container sees (`docker run -v ~:/h`).
-    mounts: bind_mounts.Mounts | None = None
+    mounts: Mounts | None = None
 
 
 _CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl"})
+# `compose.COMPOSE_PROGRAMS`, known without loading the compose reader.
+_COMPOSE_PROGRAMS = frozenset({"docker-compose", "podman-compose"})
 _CONTAINER_VALUE_OPTS = frozenset(
     [
         "-e",
@@ -111,7 +119,7 @@ def _launches(inv: Invocation) -> list[Launch]:
         return _container(inv)
     if name == "kubectl":
         return _kubectl(inv)
-    if name in compose.COMPOSE_PROGRAMS:
+    if name in _COMPOSE_PROGRAMS:
         return _compose(inv, inv.values)
     if name == "tmux":
         return _tmux(inv)
@@ -152,7 +160,11 @@ def _container(inv: Invocation) -> list[Launch]:
         inner = (entrypoint, *inner)
     if not inner:
         return []
-    mounts = bind_mounts.run_mounts(argv, options, k, inv.cwd) if verb == "run" else None
+    mounts = None
+    if verb == "run":
+        from redline.shell import bind_mounts  # only for `docker run`
+
+        mounts = bind_mounts.run_mounts(argv, options, k, inv.cwd)
     return [Launch(f"{inv.name} {verb}", argv=inner, remote=True, mounts=mounts)]
 
 
@@ -169,6 +181,8 @@ def _entrypoint(argv: tuple[Word, ...], start: int, end: int) -> Word | None:
 
 def _compose(inv: Invocation, values: tuple[str, ...]) -> list[Launch]:
     """`docker compose -f - up <<EOF`: the services of the text it reads."""
+    from redline.shell import compose  # only for compose commands
+
     files, verb, rest = compose.compose_words(values)
     if verb not in compose.STARTS or not inv.stdin_text:
         return []
@@ -191,6 +205,8 @@ def _kubectl(inv: Invocation) -> list[Launch]:
 
 def _kubectl_pods(inv: Invocation, values: list[str]) -> str:
     """The pods `kubectl run --overrides=JSON` or `kubectl apply -f -` starts."""
+    from redline.shell import kube_pods  # only for `kubectl`
+
     verbs = [v for v in values[1:3] if not v.startswith("-")]
     if verbs[:1] == ["run"]:
         end = values.index("--") if "--" in values else len(values)
