@@ -31,6 +31,7 @@ if TYPE_CHECKING:
 FAMILIES: tuple[tuple[str, str], ...] = (
     ("hardline", "HARDLINES"), ("shell_rules", "SHELL_RULES"),
     ("destructive", "DESTRUCTIVE_RULES"), ("permissions", "PERMISSION_RULES"),
+    ("ownership", "OWNERSHIP_RULES"),
     ("disk", "DISK_RULES"), ("vcs", "VCS_RULES"), ("services", "SERVICE_RULES"),
     ("gateway", "GATEWAY_RULES"), ("system", "SYSTEM_RULES"), ("data", "DATA_RULES"),
     ("cloud", "CLOUD_RULES"), ("publish", "PUBLISH_RULES"), ("network", "NETWORK_RULES"),
