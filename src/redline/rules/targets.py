@@ -66,6 +66,8 @@ _CODE_TREE_DELETE = lazy_regex(
 # Programs that delete each file `find -exec` hands them: every file under an
 # unfiltered root goes, which is the tree itself.
 _FILE_REMOVERS = frozenset({"rm", "unlink", "shred", "srm", "wipe", "scrub"})
+# Node's tree removers (`rimraf`, `del-cli`): every operand is deleted, recursively.
+TREE_REMOVERS = frozenset({"rimraf", "del-cli", "del", "rmrf"})
 
 
 # The home directory as code spells it: `os.path.expanduser("~")`, `Path.home()`,
@@ -110,6 +112,8 @@ def deleted_trees(inv: Invocation, analysis: Analysis) -> Iterator[str]:
         return
     if name == "rm" and recursive(inv):
         words: tuple[Word, ...] = inv.options.operands + _fed_words(inv)
+    elif name in TREE_REMOVERS:
+        words = tuple(w for w in inv.options.operands if not w.value.startswith("-"))
     elif name in _FILE_REMOVERS and _found_by_find(inv):
         if name == "shred" and not inv.has_flag("u", ("remove",)):
             return
