@@ -38,6 +38,7 @@ FAMILIES: tuple[tuple[str, str], ...] = (
     ("exec", "EXEC_RULES"), ("sensitive", "SENSITIVE_RULES"),
     ("frameworks", "FRAMEWORK_RULES"), ("secret_stores", "SECRET_STORE_RULES"),
     ("object_stores", "OBJECT_STORE_RULES"), ("backups", "BACKUP_RULES"), ("queues", "QUEUE_RULES"),
+    ("kv_stores", "KV_STORE_RULES"), ("process_environ", "PROCESS_ENVIRON_RULES"),
     ("carried_args", "CARRIED_ARG_RULES"),
     ("http_writes", "HTTP_RULES"), ("forges", "FORGE_RULES"),
     ("infra", "INFRA_RULES"), ("process_control", "PROCESS_CONTROL_RULES"),

@@ -115,7 +115,7 @@ _CHMOD_ROOTS = frozenset({"/", "/bin", "/boot", "/etc", "/lib", "/lib64", "/sbin
 
 
 def _chmod_system(inv: Invocation, analysis: Analysis) -> bool:
-    if not targets.recursive(inv):
+    if not targets.applies_to_tree(inv):
         return False
     # chmod, chown, chgrp and chattr take a mode or owner first; setfacl a flag value.
     for word in inv.options.operands[inv.name != "setfacl" :]:
@@ -479,6 +479,7 @@ HARDLINES: tuple[Rule, ...] = (
             "chgrp -R staff /bin",
             "setfacl -R -m u:nobody:rwx /",
             "chmod -R 777 /var/lib",
+            "find / -exec chown nobody {} +",
         ),
         must_not_match=(
             "chmod -R 755 ./build",
@@ -487,6 +488,7 @@ HARDLINES: tuple[Rule, ...] = (
             "chmod 644 /etc/hosts",
             "chown -R www-data /var/www/site",
             "setfacl -R -m u:me:rwx ./data",
+            "find /etc -name '*.conf' -exec chmod 644 {} +",
         ),
     ),
 )

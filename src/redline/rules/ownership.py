@@ -10,7 +10,7 @@ from redline.decision import Severity
 from redline.rules import argv, targets
 from redline.rules.model import Rule, rule
 from redline.rules.permissions import modes_of
-from redline.shell import find, paths
+from redline.shell import paths
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
@@ -41,9 +41,7 @@ def _applies_to_tree(inv: Invocation) -> bool:
     """`-R`, or run by `find -exec` on every file of an unfiltered root."""
     if inv.name == "chattr":
         return any(v.startswith("-") and "R" in v for v in inv.values)
-    if targets.recursive(inv):
-        return True
-    return inv.appended_args and any(v.startswith(find.FOUND_BY) for v in inv.via)
+    return targets.applies_to_tree(inv)
 
 
 def _targets(inv: Invocation) -> list[str]:

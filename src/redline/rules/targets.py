@@ -95,6 +95,11 @@ def _found_by_find(inv: Invocation) -> bool:
     return inv.appended_args and any(v.startswith(find.FOUND_BY) for v in inv.via)
 
 
+def applies_to_tree(inv: Invocation) -> bool:
+    """`-R`, or run by `find -exec` on each file under a root (unfiltered: the tree)."""
+    return recursive(inv) or _found_by_find(inv)
+
+
 def _fed_words(inv: Invocation) -> tuple[Word, ...]:
     """Names `xargs` appends from a stdin the analysis can read (`echo / | xargs rm -rf`)."""
     if not inv.appended_args or inv.stdin_text is None or _found_by_find(inv):
