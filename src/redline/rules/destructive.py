@@ -183,7 +183,10 @@ def _emptied(inv: Invocation) -> list[str]:
     if inv.name == "dd":
         pairs = dict(v.split("=", 1) for v in inv.values if "=" in v)
         return [pairs["of"]] if pairs.get("if") == "/dev/null" and "of" in pairs else []
-    operands = [w.value for w in inv.options.operands]
+    if inv.name == "install":  # `-m MODE`, `-o OWNER`, `-g GROUP` take a value
+        operands = list(argv.parse(inv.values, "mogS", ("mode", "owner", "group")).operands)
+    else:
+        operands = [w.value for w in inv.options.operands]
     if len(operands) == 2 and operands[0] == "/dev/null":
         return operands[1:]
     return []
@@ -392,6 +395,7 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
             "cp /dev/null ~/projects/app/prod.sqlite3",
             "mv /dev/null ~/projects/app/app.db",
             "dd if=/dev/null of=/srv/app/prod.db",
+            "install -m 600 /dev/null ~/projects/app/data.json",
         ),
         must_not_match=(
             "cp /dev/null /tmp/scratch.log",
