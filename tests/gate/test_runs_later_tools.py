@@ -16,7 +16,12 @@ from redline.gate.world import World
 from redline.gatekeeper import Gate
 
 HERE = Path(__file__).parent
-CASES = yaml.safe_load((HERE / "runs_later_tools.yaml").read_text(encoding="utf-8"))
+# The attack round's tool calls are judged the same way.
+CASES = [
+    case
+    for name in ("runs_later_tools.yaml", "attack_round_tools.yaml")
+    for case in yaml.safe_load((HERE / name).read_text(encoding="utf-8"))
+]
 
 
 class Disk(World):

@@ -23,7 +23,8 @@ Judge = Callable[..., tuple[str, tuple[str, ...]]]
         ("mkfs.ext4 -F disk.img", ("allow", ())),
         ("mkfs.vfat -C floppy.img 1440", ("allow", ())),
         ("mkfs.ext4 /dev/sdb1", ("deny", ("disk.mkfs-device",))),
-        ("parted /dev/sda mklabel gpt", ("ask", ("disk.partition-table",))),
+        # A new label drops every partition, as `sgdisk --zap-all` does: a hard line.
+        ("parted /dev/sda mklabel gpt", ("deny", ("disk.wipe-device", "disk.partition-table"))),
         ("parted --script /dev/sdb mkpart primary 0% 100%", ("ask", ("disk.partition-table",))),
         ("fdisk /dev/nvme0n1", ("ask", ("disk.partition-table",))),
         ("sfdisk /dev/sda < layout", ("ask", ("disk.partition-table",))),

@@ -26,6 +26,10 @@ from redline.shell.pure_commands import evaluate
         ("echo /home/me/proj | cut -d/ -f1-3", None, "/home/me\n"),
         ("echo /x/etc | sed s,/x,,", None, "/etc\n"),
         ("git rev-parse --show-toplevel", "/srv/app", "/srv/app\n"),
+        # A fresh name where its directory is spelled (not under `$TMPDIR`).
+        ("mktemp -d -p /tmp", None, "/tmp/tmp.XXXXXXXXXX\n"),
+        ("mktemp -d --tmpdir=/var/tmp b.XXXX", None, "/var/tmp/b.XXXX\n"),
+        ("mktemp -d /tmp/build.XXXXXX", None, "/tmp/build.XXXXXX\n"),
     ],
 )
 def test_pure_commands_give_their_output(text: str, cwd: str | None, value: str) -> None:
@@ -37,6 +41,8 @@ def test_pure_commands_give_their_output(text: str, cwd: str | None, value: str)
     [
         ("pwd", None),
         ("mktemp -d", "/tmp"),
+        ("mktemp -d -t x.XXXX", None),
+        ("mktemp -d x.XXXX", None),
         ("cat /etc/passwd | cut -d: -f6", None),
         ("dirname $0", "/srv"),
         ("getent passwd root | cut -d: -f6", None),

@@ -87,7 +87,8 @@ def _delete_recursive(inv: Invocation, analysis: Analysis) -> bool:
         return False  # the whole command is a hard line already
     if inv.name == "rsync":
         return _mirror_delete(inv)
-    if not targets.recursive(inv) or _from_find(inv):
+    removes_trees = inv.name in targets.TREE_REMOVERS  # `rimraf x` is `rm -rf x`
+    if not (targets.recursive(inv) or removes_trees) or _from_find(inv):
         return False
     found = _from_xargs(inv)
     for word in inv.options.operands:
@@ -177,13 +178,31 @@ def _shred(inv: Invocation, analysis: Analysis) -> bool:
     return False
 
 
+def _emptied(inv: Invocation) -> list[str]:
+    """Files `cp`, `mv`, `install` or `dd` replace with the empty `/dev/null`."""
+    if inv.name == "dd":
+        pairs = dict(v.split("=", 1) for v in inv.values if "=" in v)
+        return [pairs["of"]] if pairs.get("if") == "/dev/null" and "of" in pairs else []
+    if inv.name == "install":  # `-m MODE`, `-o OWNER`, `-g GROUP` take a value
+        operands = list(argv.parse(inv.values, "mogS", ("mode", "owner", "group")).operands)
+    else:
+        operands = [w.value for w in inv.options.operands]
+    if len(operands) == 2 and operands[0] == "/dev/null":
+        return operands[1:]
+    return []
+
+
 def _truncate(inv: Invocation, analysis: Analysis) -> bool:
-    args = argv.parse(inv.values, "sr", ("size", "reference"))
-    sizes = args.value("-s", "--size")
-    grows = bool(sizes) and all(s.startswith(("+", ">", "%")) for s in sizes)
-    if grows or not (sizes or args.value("-r", "--reference")):
-        return False
-    for operand in args.operands:
+    if inv.name != "truncate":
+        operands = _emptied(inv)
+    else:
+        args = argv.parse(inv.values, "sr", ("size", "reference"))
+        sizes = args.value("-s", "--size")
+        grows = bool(sizes) and all(s.startswith(("+", ">", "%")) for s in sizes)
+        if grows or not (sizes or args.value("-r", "--reference")):
+            return False
+        operands = list(args.operands)
+    for operand in operands:
         path = paths.normalize(operand, inv.cwd)
         if path is None:
             return True
@@ -240,11 +259,12 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
         "computed at run time",
         "delete only what you created, by its exact path, or move it to a temp directory; "
         "build outputs (`node_modules`, `dist`, `__pycache__`...) inside the project are fine",
-        programs=("rm", "rsync"),
+        programs=("rm", "rsync", *targets.TREE_REMOVERS),
         test=_delete_recursive,
         must_match=(
             "rm -rf src",
             "rm --recursive --force ~/projects/app",
+            "npx rimraf ~/projects/app",
             "sudo rm -fr /opt/app",
             "timeout 5 bash -c '\"r\"m -R ../node_modules'",
             "rm -r /tmp",
@@ -263,6 +283,7 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
             "rm file.txt",
             "rm -f /tmp/out.log",
             "rm -rf node_modules",
+            "npx rimraf dist coverage",
             "rm -rf ./dist build *.egg-info",
             "rm -rf /tmp/build-123",
             "rm -rf packages/web/.next",
@@ -361,9 +382,9 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
         "fs.truncate",
         "filesystem",
         D,
-        "truncate a file outside the temp directories",
+        "truncate a file outside the temp directories (`truncate`, or `/dev/null` copied over it)",
         "truncate only files you created under /tmp, or rotate the log with its own tool",
-        programs=("truncate",),
+        programs=("truncate", "cp", "mv", "install", "dd"),
         test=_truncate,
         must_match=(
             "truncate -s 0 /var/log/syslog",
@@ -371,8 +392,15 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
             "truncate -s0 ~/.bash_history",
             "cd /etc && truncate -s 0 motd",
             "truncate -s 0 $LOG",
+            "cp /dev/null ~/projects/app/prod.sqlite3",
+            "mv /dev/null ~/projects/app/app.db",
+            "dd if=/dev/null of=/srv/app/prod.db",
+            "install -m 600 /dev/null ~/projects/app/data.json",
         ),
         must_not_match=(
+            "cp /dev/null /tmp/scratch.log",
+            "cp /dev/null out.log",
+            "cp a.txt ~/b.txt",
             "truncate -s 0 /tmp/out.log",
             "truncate -s 10G disk.img",
             "truncate -s +1M /srv/data.img",

@@ -81,9 +81,15 @@ def _fork_bomb(analysis: Analysis) -> Iterator[Span]:
             yield inv.span
 
 
+# A fork inside a loop that never ends: a statement modifier (`fork while 1`,
+# `fork while fork`, `fork until 0`) or a block whose condition is constant
+# (`while(1){fork}`, `while True: os.fork()`, `loop { fork }`, `for(;;)`)
+# with no `break`/`last`/`exit` before the fork.
 _CODE_FORK_BOMB = lazy_regex(
-    r"fork\s+while\s+fork|while\s*(?:\(?\s*(?:True|1|true)\s*\)?)\s*:?\s*\{?\s*(?:os\.)?fork\s*\(|"
-    r"for\s*\(\s*;\s*;\s*\)\s*\{?\s*fork\s*\(|loop\s*\{\s*fork"
+    r"\bfork\b(?:\s*\(\s*\))?\s*(?:while\s*\(?\s*(?:1|true|True|fork\b)|until\s*\(?\s*(?:0|false))"
+    r"(?!\s*[-+<>=!.\w])"
+    r"|(?:\bwhile\s*\(?\s*(?:1|true|True)\s*\)?|\bloop|\bfor\s*\(\s*;\s*;\s*\))\s*(?::|\{|\bdo\b)"
+    r"(?:(?!\bbreak\b|\blast\b|\bexit\b)[^}])*?\bfork\b"
 )
 
 
@@ -111,7 +117,7 @@ _CHMOD_ROOTS = frozenset({"/", "/bin", "/boot", "/etc", "/lib", "/lib64", "/sbin
 
 
 def _chmod_system(inv: Invocation, analysis: Analysis) -> bool:
-    if not targets.recursive(inv):
+    if not targets.applies_to_tree(inv):
         return False
     # chmod, chown, chgrp and chattr take a mode or owner first; setfacl a flag value.
     for word in inv.options.operands[inv.name != "setfacl" :]:
@@ -306,9 +312,13 @@ HARDLINES: tuple[Rule, ...] = (
             "wipefs --all /dev/sdb1",
             "diskutil eraseDisk JHFS+ Empty disk2",
             "cryptsetup luksErase /dev/sda2",
+            "parted -s /dev/nvme0n1 mklabel msdos",
+            "parted -s /dev/sda rm 1",
         ),
         must_not_match=(
             "shred -u secret.txt",
+            "parted /dev/sda print",
+            "parted disk.img mklabel gpt",
             "diskutil list",
             "cryptsetup luksFormat vault.img",
             "wipefs --all --no-act /dev/sdb",
@@ -331,8 +341,18 @@ HARDLINES: tuple[Rule, ...] = (
             "f(){ f|f & }; f",
             "perl -e 'fork while fork'",
             "python3 -c 'import os\nwhile True: os.fork()'",
+            "perl -e 'fork while 1'",
+            "perl -e 'while(1){fork}'",
+            "ruby -e 'fork while true'",
+            "ruby -e 'loop do fork end'",
+            "python3 -c 'import os\nwhile 1:\n    os.fork()'",
         ),
         must_not_match=(
+            "perl -e 'fork; print 1'",
+            "perl -e 'for (1..4) { fork }'",
+            "python3 -c 'import os\nfor i in range(3): os.fork()'",
+            "perl -e 'while (1) { last if fork; }'",
+            "perl -e 'fork while $n--'",
             "echo ':(){ :|:& };:'",
             "f() { echo hi & }; f",
             "g() { g; }",
@@ -461,6 +481,7 @@ HARDLINES: tuple[Rule, ...] = (
             "chgrp -R staff /bin",
             "setfacl -R -m u:nobody:rwx /",
             "chmod -R 777 /var/lib",
+            "find / -exec chown nobody {} +",
         ),
         must_not_match=(
             "chmod -R 755 ./build",
@@ -469,6 +490,7 @@ HARDLINES: tuple[Rule, ...] = (
             "chmod 644 /etc/hosts",
             "chown -R www-data /var/www/site",
             "setfacl -R -m u:me:rwx ./data",
+            "find /etc -name '*.conf' -exec chmod 644 {} +",
         ),
     ),
 )

@@ -43,7 +43,7 @@ def world_writable(mode: str) -> bool:
     return False
 
 
-def _modes(inv: Invocation) -> tuple[str, ...]:
+def modes_of(inv: Invocation) -> tuple[str, ...]:
     if inv.name == "chmod":
         values = [v for v in inv.values if not v.startswith("--")]
         while values and values[0].startswith("-") and not _CLAUSE.match(values[0][1:] or "x"):
@@ -59,7 +59,7 @@ def _modes(inv: Invocation) -> tuple[str, ...]:
 
 
 def _world_writable(inv: Invocation, analysis: Analysis) -> bool:
-    return any(world_writable(mode) for mode in _modes(inv))
+    return any(world_writable(mode) for mode in modes_of(inv))
 
 
 def _sets_setuid(mode: str) -> bool:
@@ -76,7 +76,7 @@ def _sets_setuid(mode: str) -> bool:
 
 
 def _setuid(inv: Invocation, analysis: Analysis) -> bool:
-    return any(_sets_setuid(mode) for mode in _modes(inv))
+    return any(_sets_setuid(mode) for mode in modes_of(inv))
 
 
 ROOT_USERS = frozenset({"root", "0"})

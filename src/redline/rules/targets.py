@@ -66,6 +66,8 @@ _CODE_TREE_DELETE = lazy_regex(
 # Programs that delete each file `find -exec` hands them: every file under an
 # unfiltered root goes, which is the tree itself.
 _FILE_REMOVERS = frozenset({"rm", "unlink", "shred", "srm", "wipe", "scrub"})
+# Node's tree removers (`rimraf`, `del-cli`): every operand is deleted, recursively.
+TREE_REMOVERS = frozenset({"rimraf", "del-cli", "del", "rmrf"})
 
 
 # The home directory as code spells it: `os.path.expanduser("~")`, `Path.home()`,
@@ -93,6 +95,11 @@ def _found_by_find(inv: Invocation) -> bool:
     return inv.appended_args and any(v.startswith(find.FOUND_BY) for v in inv.via)
 
 
+def applies_to_tree(inv: Invocation) -> bool:
+    """`-R`, or run by `find -exec` on each file under a root (unfiltered: the tree)."""
+    return recursive(inv) or _found_by_find(inv)
+
+
 def _fed_words(inv: Invocation) -> tuple[Word, ...]:
     """Names `xargs` appends from a stdin the analysis can read (`echo / | xargs rm -rf`)."""
     if not inv.appended_args or inv.stdin_text is None or _found_by_find(inv):
@@ -118,6 +125,8 @@ def deleted_trees(inv: Invocation, analysis: Analysis) -> Iterator[str]:
         return
     if name == "rm" and recursive(inv):
         words: tuple[Word, ...] = inv.options.operands + _fed_words(inv)
+    elif name in TREE_REMOVERS:
+        words = tuple(w for w in inv.options.operands if not w.value.startswith("-"))
     elif name in _FILE_REMOVERS and _found_by_find(inv):
         if name == "shred" and not inv.has_flag("u", ("remove",)):
             return

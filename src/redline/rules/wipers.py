@@ -8,7 +8,8 @@ from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
 
 WIPERS = frozenset({"shred", "wipefs", "blkdiscard", "sgdisk", "sfdisk", "badblocks", "nvme",
-                    "hdparm", "scrub", "srm", "wipe", "diskutil", "cryptsetup"})  # fmt: skip
+                    "hdparm", "scrub", "srm", "wipe", "diskutil", "cryptsetup",
+                    "parted"})  # fmt: skip
 
 # macOS names disks without `/dev/` (`disk2`), so the verb alone decides.
 _DISKUTIL_ERASE = frozenset(
@@ -39,6 +40,9 @@ def wipe_device(inv: Invocation, analysis: Analysis) -> bool:
         return inv.has_flag("Zo", ("zap-all", "clear", "zap"))
     if name == "sfdisk":
         return inv.has_flag("", ("delete", "wipe")) or "--wipe" in " ".join(values)
+    if name == "parted":
+        # A new label drops every partition; `rm N` drops one with its data.
+        return any(v.lower() in ("mklabel", "mktable", "rm") for v in values)
     if name == "badblocks":
         return inv.has_flag("w", ())
     if name == "nvme":

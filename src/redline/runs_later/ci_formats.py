@@ -201,6 +201,11 @@ def _vscode_tasks(data: Any) -> Iterator[Step]:
             yield Step(" ".join([task["command"], *extra]))
 
 
+def _lefthook(data: Any) -> Iterator[Step]:
+    """Each hook's commands and scripts run their `run` line."""
+    yield from _walk(data, ("run",))
+
+
 def _package_json(data: Any) -> Iterator[Step]:
     scripts = data.get("scripts") if isinstance(data, dict) else None
     for script in scripts.values() if isinstance(scripts, dict) else ():
@@ -212,4 +217,5 @@ _READERS = {
     places.GITHUB: _github, places.GITLAB: _gitlab, places.CIRCLECI: _circleci,
     places.AZURE: _azure, places.TASKFILE: _taskfile, places.PRE_COMMIT: _pre_commit,
     places.VSCODE_TASKS: _vscode_tasks, places.PACKAGE_JSON: _package_json,
+    places.LEFTHOOK: _lefthook,
 }  # fmt: skip

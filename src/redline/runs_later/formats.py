@@ -153,6 +153,20 @@ def crontab_commands(text: str, system: bool) -> list[str]:
     return found
 
 
+# `ExecStart=`, `ExecStartPre=`, `ExecStop=`..., and a desktop entry's `Exec=`.
+_EXEC_LINE = lazy_regex(r"^\s*Exec[A-Za-z]*\s*=\s*(.*)$", flags=8)  # re.MULTILINE
+
+
+def unit_commands(text: str) -> list[str]:
+    """The command lines of a systemd unit or desktop entry, less systemd's
+    prefixes (`-`, `@`, `:`, `+`, `!`) and a desktop entry's field codes."""
+    found = []
+    for match in _EXEC_LINE.finditer(text):
+        line = match.group(1).strip().lstrip("-@:+!")
+        found.append(line.replace("%%", "%"))
+    return found
+
+
 def python_commands(text: str) -> list[str]:
     """The shell calls in Python code (`os.system`, `subprocess.run`, nox's `session.run`)."""
     return [carried.text for carried in shell_in_code(text, "python")]

@@ -106,6 +106,7 @@ _READERS: dict[str, Callable[[str], list[str] | None]] = {
     places.SYSTEM_CRONTAB: lambda text: formats.crontab_commands(text, True),
     places.PYTHON: formats.python_commands,
     places.SHELL: _shell_commands,
+    places.UNIT: formats.unit_commands,
 }
 
 

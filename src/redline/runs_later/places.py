@@ -26,6 +26,8 @@ DOCKERFILE = "dockerfile"
 VSCODE_TASKS = "vscode-tasks"
 CRONTAB = "crontab"
 SYSTEM_CRONTAB = "system-crontab"  # with a user field before the command
+LEFTHOOK = "lefthook"  # git hooks as YAML: each command's `run`
+UNIT = "unit"  # systemd units and desktop entries: their `Exec*=` lines
 
 _BY_NAME = {
     "makefile": MAKE, "gnumakefile": MAKE, "justfile": JUST, ".justfile": JUST,
@@ -35,7 +37,11 @@ _BY_NAME = {
     ".envrc": SHELL, ".pre-commit-config.yaml": PRE_COMMIT, ".pre-commit-config.yml": PRE_COMMIT,
     ".gitlab-ci.yml": GITLAB, ".gitlab-ci.yaml": GITLAB, "azure-pipelines.yml": AZURE,
     "azure-pipelines.yaml": AZURE, "jenkinsfile": JENKINS, "crontab": CRONTAB,
+    "lefthook.yml": LEFTHOOK, "lefthook.yaml": LEFTHOOK, ".lefthook.yml": LEFTHOOK,
+    ".lefthook.yaml": LEFTHOOK, "lefthook-local.yml": LEFTHOOK, "lefthook-local.yaml": LEFTHOOK,
 }  # fmt: skip
+# Units systemd starts, and entries a desktop session autostarts.
+_UNIT_SUFFIXES = (".service", ".socket", ".path", ".timer")
 _SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".command")
 
 
@@ -65,6 +71,10 @@ def format_of(path: str) -> str | None:
         return SYSTEM_CRONTAB
     if lowered.startswith("/var/spool/cron/") or name.endswith(".crontab"):
         return CRONTAB
+    if (name.endswith(_UNIT_SUFFIXES) and "/systemd/" in lowered) or (
+        name.endswith(".desktop") and "/autostart/" in lowered
+    ):
+        return UNIT
     if name.endswith(_SHELL_SUFFIXES) or is_git_hook(lowered):
         return SHELL
     return None

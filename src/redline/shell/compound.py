@@ -9,6 +9,7 @@ from __future__ import annotations
 from redline.decision import Span
 from redline.shell import lexer, variables
 from redline.shell.lazy_regex import lazy_regex
+from redline.shell.loop_values import MAX_REPEATS, bind, loop_values
 from redline.shell.model import FunctionDef, Redirect, SimpleCommand, Word
 
 _ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
@@ -85,7 +86,10 @@ class CompoundParser:
         if word in lexer.BLOCK_CLOSER:
             self.blocks.append(word)
             if word in ("for", "select"):
-                self._for_header()
+                loop = self._for_header()
+                if loop is not None and word == "for":
+                    self._each_pass(*loop)
+                    return
             elif word == "case":
                 self._case()
                 return
@@ -138,17 +142,40 @@ class CompoundParser:
                 self.errors.append(f"unexpected `{src[self.i]}` at offset {self.i}")
                 self.i += 1
 
-    def _for_header(self) -> None:
+    def _for_header(self) -> tuple[str, list[str | None]] | None:
         self.skip_blanks()
         if self.src.startswith("((", self.i):
             self._arithmetic_command()
-            return
-        self._scan_words_until(stop_at_paren=False)  # the loop variable
+            return None
+        name = self.scan_word()  # the loop variable
         self.skip_blanks()
-        if self._at_word("in"):
+        items = None
+        if not self._at_word("in"):
+            self._scan_words_until(stop_at_paren=False)
+        else:
             self.i += 2
             # The list is data; scanning it registers the substitutions that run.
-            self._scan_words_until(stop_at_paren=False)
+            items = self._scan_words_until(stop_at_paren=False)
+        return loop_values(name, items)
+
+    def _each_pass(self, name: str, values: list[str | None]) -> None:
+        """Read the body once per value of the loop's variable, as bash runs it;
+        past the budget, or with a heredoc inside, once with the value unknown."""
+        depth, start, errors = len(self.blocks) - 1, self.i, len(self.errors)
+        self.loop_repeats: int = getattr(self, "loop_repeats", 0) + len(values) - 1
+        if self.loop_repeats > MAX_REPEATS or "<<" in self.src[start:]:
+            values = [None]
+        end = start
+        for k, value in enumerate(values):
+            bind(self.vars, name, value)
+            if k:
+                self.i = start
+                self.blocks.append("for")
+            self._until_closed(depth)
+            if len(self.errors) > errors or len(self.blocks) > depth:
+                return
+            end = max(end, self.i)
+        self.i = end
 
     def _scan_words_until(self, stop_at_paren: bool) -> list[Word]:
         words: list[Word] = []

@@ -20,7 +20,8 @@ _HIDE = str.maketrans({" ": "\x03", "\t": "\x04", "\n": "\x05"})
 _SHOW = str.maketrans({"\x03": " ", "\x04": "\t", "\x05": "\n"})
 # The first words of a command substitution worth marking.
 HEADS = frozenset({"pwd", "cd", "dirname", "basename", "realpath", "readlink", "echo", "printf",
-                   "getent", "whoami", "id", "logname", "git", "builtin", "command"})  # fmt: skip
+                   "getent", "whoami", "id", "logname", "git", "builtin", "command",
+                   "mktemp"})  # fmt: skip
 _MAX_TEXT = 512
 
 

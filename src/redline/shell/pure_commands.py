@@ -14,6 +14,8 @@ from collections.abc import Callable
 from redline.shell import paths
 
 _ME = "@me"
+# Characters of a run-time value inside a word: such a name is not known.
+DYNAMIC_PARTS = frozenset("\x00$`")
 _VARIABLES = {"HOME": "~", "USER": _ME, "LOGNAME": _ME}
 _MAX_DEPTH = 6
 
@@ -363,6 +365,38 @@ def _awk(args: list[str], stdin: str | None, state: _State) -> str | None:
     return "\n".join(lines) + "\n"
 
 
+def _mktemp(args: list[str], stdin: str | None, state: _State) -> str | None:
+    """A fresh name, known only where its directory is spelled (`-p DIR`,
+    `--tmpdir=DIR`, a template with a directory): by default it lives under
+    `$TMPDIR`, which an earlier command may have pointed anywhere (then
+    `"$(mktemp -d)/.."` is that place)."""
+    where: str | None = None
+    template = ""
+    values = iter(args)
+    for arg in values:
+        if arg in ("-p", "--tmpdir"):
+            where = next(values, None)
+            if where is None:
+                return None
+        elif arg.startswith("--tmpdir="):
+            where = arg.partition("=")[2]
+        elif arg.startswith("-") and set(arg[1:]) <= set("dqu") and arg != "-":
+            continue
+        elif arg.startswith("-") or template:
+            return None  # `-t` and unknown options: under `$TMPDIR`, or unread
+        else:
+            template = arg
+    name = template or "tmp.XXXXXXXXXX"
+    if where is not None:
+        name = where.rstrip("/") + "/" + name.rsplit("/", 1)[-1]
+    elif "/" not in name:
+        return None  # a bare template is made under `$TMPDIR` too
+    if DYNAMIC_PARTS & set(name) or not name.startswith(("/", "./", "../", "~")):
+        return None
+    path = paths.normalize(name, state.cwd)
+    return None if path is None else path + "\n"
+
+
 def _builtin(args: list[str], stdin: str | None, state: _State) -> str | None:
     run = _COMMANDS.get(args[0]) if args and args[0] in ("pwd", "cd", "echo") else None
     return None if run is None else run(args[1:], stdin, state)
@@ -373,5 +407,5 @@ _COMMANDS: dict[str, _Command] = {
     "pwd": _pwd, "cd": _cd, "dirname": _dirname, "basename": _basename, "realpath": _realpath,
     "readlink": _readlink, "echo": _echo, "printf": _printf, "whoami": _whoami, "id": _id,
     "logname": _whoami, "getent": _getent, "git": _git, "cut": _cut, "sed": _sed, "awk": _awk,
-    "builtin": _builtin, "command": _builtin,
+    "builtin": _builtin, "command": _builtin, "mktemp": _mktemp,
 }  # fmt: skip

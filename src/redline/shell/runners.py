@@ -47,7 +47,13 @@ RUNNERS: dict[str, Runner] = {
     "mamba": _r("run", _CONDA),
     "micromamba": _r("run", _CONDA),
     "bundle": _r("exec", "--gemfile"),
-    "pnpm": _r("exec", "-C --dir --filter"),
+    "pnpm": _r("exec dlx", "-C --dir --filter --package"),
+    # `npx PKG ARGS`, `bunx PKG`, `yarn dlx PKG`: fetch a package and run its command.
+    # `-c CMD` is a script (`embedded`): taken as a value, it leaves no argv here.
+    "npx": _r("", "-p --package --registry --cache -w --workspace --node-options -c --call"),
+    "pnpx": _r("", "-p --package"),
+    "bunx": _r("", "-p --package"),
+    "yarn": _r("dlx exec", "-p --package --cwd"),
     "npm": _r("exec", "--package -w --workspace", after_dashes=True),
     "direnv": _r("exec", operands=1),
     "mise": _r("exec x", "-C --cd -E --env", after_dashes=True),

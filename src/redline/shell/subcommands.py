@@ -149,7 +149,8 @@ def _container(inv: Invocation) -> list[Launch]:
     if verb == "container" and k + 1 < len(argv):
         k, verb = k + 1, argv[k + 1].value
     if verb == "compose":
-        return _compose(inv, tuple(w.value for w in argv[k + 1 :]))
+        inside = _compose_exec(inv, k + 1)
+        return inside or _compose(inv, tuple(w.value for w in argv[k + 1 :]))
     if verb not in ("exec", "run"):
         return []
     options = k + 1
@@ -177,6 +178,27 @@ def _entrypoint(argv: tuple[Word, ...], start: int, end: int) -> Word | None:
         if value.startswith("--entrypoint=") and len(value) > len("--entrypoint="):
             return argv[k]._replace(value=value[len("--entrypoint=") :])
     return None
+
+
+# `docker compose` options before its verb, and `exec`/`run` options, that take a value.
+_COMPOSE_VALUES = frozenset(
+    {"-f", "--file", "-p", "--project-name", "--profile", "--env-file", "--project-directory",
+     "--ansi", "--progress", "--parallel", "--index", "--name", "--entrypoint", "-l", "--label",
+     "--pull", "--cap-add", "--cap-drop"}
+) | _CONTAINER_VALUE_OPTS  # fmt: skip
+
+
+def _compose_exec(inv: Invocation, start: int) -> list[Launch]:
+    """`docker compose exec SERVICE CMD`, `docker compose run SERVICE CMD`: the
+    command runs in the service's container (its mounts are the file's)."""
+    argv = inv.argv
+    k = _skip_options(argv, start, _COMPOSE_VALUES)
+    if k >= len(argv) or argv[k].value not in ("exec", "run"):
+        return []
+    verb = argv[k].value
+    k = _skip_options(argv, k + 1, _COMPOSE_VALUES)
+    inner = argv[k + 1 :]  # past the service
+    return [Launch(f"{inv.name} compose {verb}", argv=inner, remote=True)] if inner else []
 
 
 def _compose(inv: Invocation, values: tuple[str, ...]) -> list[Launch]:
