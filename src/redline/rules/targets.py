@@ -107,7 +107,7 @@ def _fed_words(inv: Invocation) -> tuple[Word, ...]:
     return tuple(Word(v, inv.span, v) for v in re.split(r"[\s\x00]+", inv.stdin_text) if v)
 
 
-_TREE_DELETERS = _FILE_REMOVERS | {"find", "rsync", "tar", "gtar", "bsdtar"}
+_TREE_DELETERS = _FILE_REMOVERS | TREE_REMOVERS | {"find", "rsync", "tar", "gtar", "bsdtar"}
 
 
 def may_delete_trees(inv: Invocation) -> bool:

@@ -258,7 +258,7 @@ def make_scripts(inv: Invocation) -> list[Run]:
         Run("make $(shell)", script=m.group(1)) for t in texts for m in _MAKE_SHELL.finditer(t)
     ]
     values = inv.values
-    pairs = zip(values, (*values[1:], ""), strict=True)
+    pairs = zip(values, (*values[1:], ""), strict=False)  # `make` alone: no values
     if not any(a == "-f" and b == "-" for a, b in pairs) and "--file=-" not in values:
         return found
     makefile = inv.stdin_text
