@@ -48,7 +48,8 @@ def code_source(inv: Invocation) -> tuple[str, str] | None:
     if family in ("python", "pypy") and args.has("-m"):
         return None
     if family == "php" and args.has("-f"):
-        return FILE, args.value("-f")[0]
+        given = args.value("-f")
+        return (FILE, given[0]) if given else (STDIN, "")  # `php -f` alone: php refuses it
     return _operand_source(args.operands[0]) if args.operands else (STDIN, "")
 
 

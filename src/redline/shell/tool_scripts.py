@@ -98,7 +98,7 @@ def _ncat(inv: Invocation) -> list[Run]:
 
 def _tmux(inv: Invocation) -> list[Run]:
     values = inv.values
-    return _script("tmux -c", values[1]) if values[0] == "-c" and len(values) > 1 else []
+    return _script("tmux -c", values[1]) if values[:1] == ("-c",) and len(values) > 1 else []
 
 
 def _npm(inv: Invocation) -> list[Run]:
