@@ -44,12 +44,27 @@ PROBE = (
     "exit 7"
 )
 CLIENT_ENV = {"E2E_CANARY_TOKEN": "canary-secret-value", "E2E_ORDINARY": "plain"}
-SCRATCH = Path(__file__).resolve().parents[2] / ".e2e-scratch"
+
+
+def _scratch() -> Path:
+    """Fake homes must lie outside the sandbox's writable temp directories: beside
+    the checkout, unless the checkout itself is under one (a clone in /tmp), then
+    in the real home (read-only in the sandbox, except its caches)."""
+    from redline.sandbox.plan import TEMP_DIRS
+
+    checkout = Path(__file__).resolve().parents[2]
+    real = os.path.realpath(checkout)
+    if any(real == t or real.startswith(t + "/") for t in TEMP_DIRS):
+        return Path(os.path.expanduser("~")) / ".redline-e2e-scratch"
+    return checkout / ".e2e-scratch"
+
+
+SCRATCH = _scratch()
 
 
 @pytest.fixture
 def outside_tmp() -> Iterator[Path]:
-    SCRATCH.mkdir(exist_ok=True)
+    SCRATCH.mkdir(mode=0o700, exist_ok=True)
     root = Path(tempfile.mkdtemp(dir=SCRATCH))
     try:
         yield root
