@@ -111,16 +111,9 @@ def bind_agents(spec: str, tls: bool) -> socket.socket:
             "the network in clear; give `--tls-cert FILE --tls-key FILE`, or listen on "
             "127.0.0.1 behind a reverse proxy that terminates TLS (docs/deploy.md)"
         )
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, int(port)))
-    except OSError as err:
-        sock.close()
-        raise ValueError(f"`--agents {spec}` cannot listen ({err.strerror or err})") from None
-    sock.listen(1024)
-    return sock
+    from redline.approve.tcp_listen import listen_tcp
+
+    return listen_tcp(host, port, "--agents")
 
 
 def agents_server(

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import errno
 import logging
 import os
 import socket
@@ -125,21 +124,9 @@ def bind_tcp(spec: str) -> socket.socket:
     host = host or "127.0.0.1"
     if host not in ("127.0.0.1", "localhost", "::1"):
         raise ValueError(f"`--http {spec}` is not loopback; the service only listens on loopback")
-    family = socket.AF_INET6 if ":" in host else socket.AF_INET
-    sock = socket.socket(family, socket.SOCK_STREAM)
-    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    try:
-        sock.bind((host, int(port)))
-    except OSError as err:
-        sock.close()
-        if err.errno != errno.EADDRINUSE:
-            raise
-        raise ValueError(
-            f"port {port} on {host} is already in use; stop what listens there "
-            f"(`ss -ltnp 'sport = :{port}'` names it) or choose another with `--http PORT`"
-        ) from None
-    sock.listen(1024)
-    return sock
+    from redline.approve.tcp_listen import listen_tcp
+
+    return listen_tcp(host, port, "--http")
 
 
 def http_spec(given: str, policy_port: int | None) -> str:
