@@ -86,12 +86,12 @@ def test_a_session_grant_made_on_one_replica_holds_on_the_other(
     assert status == 200
     assert hook.result(timeout=120)[1]["code"] == "approved"
 
-    def granted_on_a() -> bool:
+    def granted_on_b() -> bool:
         # The grant was made on A; B must know it.
         _, decision = run_hook(b.env, hook_payload(HELD_COMMAND, session="s-grant"))
         return decision["verdict"] == "allow"
 
-    assert eventually(granted_on_a, what="the session grant on the other replica")
+    assert eventually(granted_on_b, what="the session grant on the other replica")
 
 
 def test_a_rejection_on_one_replica_is_remembered_on_the_other(
