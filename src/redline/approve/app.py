@@ -14,6 +14,7 @@ checks.
 from __future__ import annotations
 
 import contextlib
+import socket
 from collections.abc import AsyncIterator, Callable, Coroutine
 from typing import Any
 
@@ -241,6 +242,20 @@ def server_config(app: Any) -> Any:
         proxy_headers=False,
         server_header=False,
     )
+
+
+def service_server(config: Any, service: Service) -> Any:
+    """A `uvicorn.Server` that ends the service's long polls when it begins to
+    stop: uvicorn waits for every request in flight, and a poll would hold a
+    stop up for its whole wait (20 s from the web page)."""
+    import uvicorn
+
+    class _Server(uvicorn.Server):
+        async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+            service.begin_stopping()
+            await super().shutdown(sockets)
+
+    return _Server(config)
 
 
 @contextlib.asynccontextmanager

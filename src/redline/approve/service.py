@@ -97,6 +97,8 @@ class Service:
         self.version = 0
         self._changed = asyncio.Event()
         self._events: dict[str, asyncio.Event] = {}
+        self.stopping = False
+        """Set when the server stops taking requests: long polls end at once."""
         self._calls: dict[str, ToolCall] = {}
         self._tasks: set[asyncio.Task[None]] = set()
         self._sweeper: asyncio.Task[None] | None = None
@@ -125,6 +127,15 @@ class Service:
         if self.fleet is not None:
             names.update(channel.name for channel in self.fleet.exclusive)
         return names
+
+    def begin_stopping(self) -> None:
+        """End every long poll now with what it has, so a stop is not held up
+        by them (a hook asks again elsewhere or fails closed; the page asks
+        again when the service is back)."""
+        self.stopping = True
+        self._changed.set()
+        for event in self._events.values():
+            event.set()
 
     async def stop(self) -> None:
         if self.fleet is not None:
@@ -298,7 +309,7 @@ class Service:
             if held.state is not State.PENDING:
                 return self.signed(held)
             left = end - time.monotonic()
-            if left <= 0:
+            if left <= 0 or self.stopping:
                 return {"status": "pending", "request": held.id, "deadline": held.deadline}
             event = self._events.setdefault(held_id, asyncio.Event())
             with contextlib.suppress(TimeoutError):
@@ -468,7 +479,7 @@ class Service:
         changed.set()
 
     async def changes(self, since: int, wait_s: float) -> int:
-        if self.version == since:
+        if self.version == since and not self.stopping:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self._changed.wait(), max(0.0, min(wait_s, 60.0)))
         return self.version
