@@ -60,6 +60,18 @@ def after(
     return []
 
 
+def home_seen(table: dict[str, str], assignments: Sequence[Word]) -> str | None:
+    """`$HOME` in the environment of a command's programs when it is not the
+    owner's: set earlier (`export HOME=/`) or for this command (`HOME=/ sh -c`);
+    `DYNAMIC` when unknown."""
+    home = table.get("HOME", DYNAMIC)
+    for word in assignments:
+        if word.value.startswith("HOME="):
+            home = word.value[5:]
+            home = home if DYNAMIC not in home or pure.only_marks(home) else DYNAMIC
+    return None if home == "~" else home
+
+
 def _forget(table: dict[str, str], name: str) -> None:
     name = name.split("[")[0]
     table.pop(name, None)
