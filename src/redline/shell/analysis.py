@@ -127,6 +127,7 @@ class _Builder:
         self.mounted: list[tuple[int, int, Mounts]] = []
         # `$HOME` for the scripts the current command carries, when moved.
         self.home: str | None = None
+        self.sockets: dict[str, Word] = {}  # descriptor -> `/dev/tcp/...` opened by `exec`
 
     def add_script(
         self, text: str, origin: _Origin, depth: int, via: tuple[str, ...],
@@ -255,6 +256,11 @@ class _Builder:
                             context=_Context(parent, self.background, upstream, stdin))  # fmt: skip
             return first if first < len(self.invocations) else parent
         name = command_name(argv[0]) if argv else ""
+        if self.sockets:  # `cat key >&3` after `exec 3<>/dev/tcp/h/80`
+            piped = bool(upstream) or stdin is not None
+            redirects = descriptors.through_sockets(redirects, self.sockets, piped)
+        if name == "exec" and redirects:
+            descriptors.sockets_opened(argv, redirects, self.sockets, self.text)
         index = innermost = len(self.invocations)
         inv = Invocation(
             name=name, argv=argv, redirects=redirects, span=span, index=index, via=via,

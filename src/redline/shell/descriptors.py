@@ -4,8 +4,8 @@
 
 from collections.abc import Mapping
 
-from redline.shell.invocation import Invocation
-from redline.shell.model import DYNAMIC
+from redline.shell.invocation import Invocation, command_name
+from redline.shell.model import DYNAMIC, Redirect, Word
 
 
 def link_process_substitutions(
@@ -52,3 +52,55 @@ def _through_descriptors(inv: Invocation, opened: dict[str, tuple[int, ...]]) ->
 
 
 _FD = "/dev/fd/" + DYNAMIC
+
+
+_SOCKETS = ("/dev/tcp/", "/dev/udp/")
+_DUPLICATES = {">&": ">", "<&": "<"}
+
+
+def sockets_opened(
+    argv: tuple[Word, ...], redirects: tuple[Redirect, ...], opened: dict[str, Word], text: str
+) -> None:
+    """`exec 3<>/dev/tcp/h/80` (or `{fd}<>...`): descriptor 3 is a socket for
+    every later command; `exec 3>&-` or a file on 3 closes it. Kept in `opened`."""
+    if len(argv) != 1 or command_name(argv[0]) != "exec":
+        return
+    for redirect in redirects:
+        fd = _descriptor(redirect, text)
+        target = redirect.target
+        if target is not None and target.value.startswith(_SOCKETS):
+            opened[fd] = target
+        else:
+            opened.pop(fd, None)
+
+
+def _descriptor(redirect: Redirect, text: str) -> str:
+    if redirect.fd is not None:
+        return str(redirect.fd)
+    if text[redirect.span.start : redirect.span.start + 1] == "{":
+        return DYNAMIC  # `{fd}<>`: read later as `>&$fd`, a value bash computes
+    return "1" if redirect.op[0] == ">" or redirect.op == "&>" else "0"
+
+
+def through_sockets(
+    redirects: tuple[Redirect, ...], opened: dict[str, Word], piped: bool
+) -> tuple[Redirect, ...]:
+    """`cat key >&3` after `exec 3<>/dev/tcp/h/80` writes to `/dev/tcp/h/80`;
+    after `exec 0<&3 1>&3`, every command reads and writes the socket unless
+    it redirects (or, `piped`, reads a pipe)."""
+    changed: list[Redirect] = []
+    own = {_descriptor(r, "") for r in redirects if r.op in ("<", ">", "<>", ">>", "<&", ">&")}
+    for fd, op in (("0", "<"), ("1", ">")):
+        socket = opened.get(fd)
+        if socket is not None and fd not in own and not (piped and fd == "0"):
+            changed.append(Redirect(op, socket, socket.span, int(fd)))
+    for redirect in redirects:
+        target = redirect.target
+        op = _DUPLICATES.get(redirect.op)
+        if op is not None and target is not None:
+            key = DYNAMIC if DYNAMIC in target.value else target.value
+            socket = opened.get(key)
+            if socket is not None:
+                redirect = redirect._replace(op=op, target=target._replace(value=socket.value))
+        changed.append(redirect)
+    return tuple(changed)
