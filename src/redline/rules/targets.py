@@ -100,7 +100,7 @@ def applies_to_tree(inv: Invocation) -> bool:
     return recursive(inv) or _found_by_find(inv)
 
 
-def _fed_words(inv: Invocation) -> tuple[Word, ...]:
+def fed_words(inv: Invocation) -> tuple[Word, ...]:
     """Names `xargs` appends from a stdin the analysis can read (`echo / | xargs rm -rf`)."""
     if not inv.appended_args or inv.stdin_text is None or _found_by_find(inv):
         return ()
@@ -124,7 +124,7 @@ def deleted_trees(inv: Invocation, analysis: Analysis) -> Iterator[str]:
         yield from _code_trees(inv)
         return
     if name == "rm" and recursive(inv):
-        words: tuple[Word, ...] = inv.options.operands + _fed_words(inv)
+        words: tuple[Word, ...] = inv.options.operands + fed_words(inv)
     elif name in TREE_REMOVERS:
         words = tuple(w for w in inv.options.operands if not w.value.startswith("-"))
     elif name in _FILE_REMOVERS and _found_by_find(inv):

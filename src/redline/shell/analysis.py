@@ -294,10 +294,16 @@ class _Builder:
                                     context=_Context(index, self.background))  # fmt: skip
                 else:
                     replace = xargs_replace(argv) if name == "xargs" else None
+                    labels: tuple[str, ...] = (name,)
+                    feeder = self.invocations[upstream[-1]] if upstream else None
+                    if name in _FED and feeder is not None and feeder.name == "find":
+                        found = find.printed(feeder.argv)  # `find ~ | xargs rm -f`
+                        if found is not None:
+                            inner, labels = find.fed_words(inner, found, replace), (find.PRINTED, name)
                     if replace:
                         inner = run_time_input(inner, replace)
                     innermost = self.add_command(
-                        inner, redirects, span, origin, depth, (*via, name),
+                        inner, redirects, span, origin, depth, (*via, *labels),
                         remote or spec.remote, appended or spec.appends_args,
                         upstream, index, stdin,
                     )  # fmt: skip
@@ -419,6 +425,8 @@ class _Builder:
             k += 1
 
 
+# Wrappers that make arguments of what they read on stdin.
+_FED = frozenset({"xargs", "parallel"})
 # Commands whose arguments set environment variables for what runs next.
 _SETS_ENVIRONMENT = frozenset({"env", "export", "declare", "typeset", "local", "readonly"})
 
