@@ -299,7 +299,8 @@ class _Builder:
                     if name in _FED and feeder is not None and feeder.name == "find":
                         found = find.printed(feeder.argv)  # `find ~ | xargs rm -f`
                         if found is not None:
-                            inner, labels = find.fed_words(inner, found, replace), (find.PRINTED, name)
+                            inner = find.fed_words(inner, found, replace)
+                            labels = (find.PRINTED, name)
                     if replace:
                         inner = run_time_input(inner, replace)
                     innermost = self.add_command(

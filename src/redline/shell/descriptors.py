@@ -90,10 +90,10 @@ def through_sockets(
     it redirects (or, `piped`, reads a pipe)."""
     changed: list[Redirect] = []
     own = {_descriptor(r, "") for r in redirects if r.op in ("<", ">", "<>", ">>", "<&", ">&")}
-    for fd, op in (("0", "<"), ("1", ">")):
+    for fd, standard in (("0", "<"), ("1", ">")):
         socket = opened.get(fd)
         if socket is not None and fd not in own and not (piped and fd == "0"):
-            changed.append(Redirect(op, socket, socket.span, int(fd)))
+            changed.append(Redirect(standard, socket, socket.span, int(fd)))
     for redirect in redirects:
         target = redirect.target
         op = _DUPLICATES.get(redirect.op)

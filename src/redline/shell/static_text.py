@@ -25,8 +25,10 @@ PATHS = frozenset({"dirname", "basename"})
 # Programs that print the names they are given: `ls -d NAME`, `compgen -W "WORDS"`.
 NAMERS = frozenset({"ls", "compgen"})
 PRODUCERS = (
-    frozenset({"echo", "printf", "cat", "tee"}) | DECODERS | DECOMPRESSORS | TRANSFORMS | AWKS
-) | PATHS | NAMERS
+    (frozenset({"echo", "printf", "cat", "tee"}) | DECODERS | DECOMPRESSORS | TRANSFORMS | AWKS)
+    | PATHS
+    | NAMERS
+)
 # Bounds on work: longer text is not computed (it stays unknown).
 MAX_TEXT = 64 * 1024
 
