@@ -68,7 +68,7 @@ def test_sensitive_writes(
 @pytest.mark.parametrize(
     "command",
     [
-        "cat .env",
+        "cat .env.example",
         "cat .envrc",
         "echo x >> .envrc",
         "echo x >> notes.env.md",

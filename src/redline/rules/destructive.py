@@ -60,8 +60,14 @@ def _hardline_target(path: str) -> bool:
 
 
 def _from_find(inv: Invocation) -> bool:
-    """Run by `find -exec`: `fs.find-delete` judges it, with `find`'s filters."""
-    return inv.appended_args and any(v.startswith(find.FOUND_BY) for v in inv.via)
+    """Run by `find -exec`: `fs.find-delete` judges it, with `find`'s filters.
+    (`find ... | xargs CMD` is not: its found paths stand in CMD's argv for the
+    hard lines, but the names still come through `xargs`.)"""
+    return (
+        inv.appended_args
+        and any(v.startswith(find.FOUND_BY) for v in inv.via)
+        and find.PRINTED not in inv.via
+    )
 
 
 def _from_xargs(inv: Invocation) -> bool:
@@ -90,8 +96,9 @@ def _delete_recursive(inv: Invocation, analysis: Analysis) -> bool:
     removes_trees = inv.name in targets.TREE_REMOVERS  # `rimraf x` is `rm -rf x`
     if not (targets.recursive(inv) or removes_trees) or _from_find(inv):
         return False
-    found = _from_xargs(inv)
-    for word in inv.options.operands:
+    fed = targets.fed_words(inv)  # `echo build | xargs rm -rf`: the names are known
+    found = _from_xargs(inv) and not fed
+    for word in inv.options.operands + fed:
         path = targets.normalized(word, inv)
         if path is not None and _hardline_target(path):
             return False  # the whole command is a hard line already

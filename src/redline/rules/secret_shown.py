@@ -102,7 +102,64 @@ def _secret_shown(inv: Invocation, analysis: Analysis) -> bool:
     return dumps_environment(inv) and shown(inv, analysis, whole=True)
 
 
+# Programs that print (part of) the files they are given.
+_FILE_PRINTERS = ("cat", "less", "more", "head", "tail", "bat", "batcat", "grep", "egrep",
+                  "fgrep", "rg", "nl", "strings", "xxd", "od", "hexdump", "tac")  # fmt: skip
+# `grep -q/-c/-l` and the like print no line of the file.
+_QUIET = frozenset({"q", "c", "l", "L"})
+_QUIET_LONG = frozenset({"quiet", "silent", "count", "files-with-matches",
+                         "files-without-match"})  # fmt: skip
+
+
+def _file_shown(inv: Invocation, analysis: Analysis) -> bool:
+    """A secret file (`.env`, `.env.production`, a key, credentials) printed
+    where its output reaches the transcript."""
+    from redline.rules.secrets import canonical, is_secret
+
+    if inv.remote:
+        return False  # `ssh host cat key`: that host's file, `net.*`'s to judge
+    options = inv.options
+    files = options.operands
+    if inv.name in ("grep", "egrep", "fgrep", "rg"):
+        if options.short & _QUIET or options.long & _QUIET_LONG:
+            return False
+        if not (options.short & {"e", "f"} or options.long & {"regexp", "file"}):
+            files = files[1:]  # the first operand is the pattern
+    secret = False
+    for word in files:
+        path = canonical(word.value, inv.cwd, word.raw)
+        if path is not None and not path.startswith("/proc/") and is_secret(path):
+            secret = True
+            break
+    return secret and shown(inv, analysis)
+
+
 SECRET_SHOWN_RULES: tuple[Rule, ...] = (
+    rule(
+        "secret.file-shown",
+        "secret",
+        S,
+        "show a secret file: a `.env`, key or credentials file printed into the transcript",
+        "read only the variable names (`cut -d= -f1 .env`), or let the program that needs "
+        "the secrets read the file itself",
+        programs=_FILE_PRINTERS,
+        test=_file_shown,
+        must_match=(
+            "cat .env",
+            "less .env.production",
+            "grep -r KEY .env",
+            "head -n 5 config/.env.local",
+            "cat ~/.aws/credentials",
+        ),
+        must_not_match=(
+            "cat .env.example",
+            "cat .env.sample",
+            "grep -q DATABASE_URL .env",
+            "cat .env > /dev/null",
+            "cat ~/.ssh/id_rsa.pub",
+            "cat README.md",
+        ),
+    ),
     rule(
         "secret.shown",
         "secret",

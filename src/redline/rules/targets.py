@@ -9,6 +9,7 @@ from collections.abc import Iterator
 from redline.shell import find, globs, paths
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import inline_code, interpreter_family
+from redline.shell.code_home import home_spelled
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC, Word
@@ -57,10 +58,11 @@ def recursive(inv: Invocation) -> bool:
 
 
 # Library calls that delete a whole tree, given a literal path: Python, Ruby,
-# Node, Perl. `rmSync`/`rmdirSync` delete a tree only with `recursive`.
+# Node, Perl, R, Rust. `rmSync`/`rmdirSync` and R's `unlink` delete a tree only
+# with `recursive`. Ruby's calls may go without parentheses (`rm_rf Dir.home`).
 _CODE_TREE_DELETE = lazy_regex(
     r"""\b(?:rmtree|rm_rf|rm_r|remove_dir|remove_entry(?:_secure)?|remove_tree|removeSync"""
-    r"""|rimraf(?:\.sync)?|remove_dir_all|(?P<node>rmSync|rmdirSync))\s*\(\s*"""
+    r"""|rimraf(?:\.sync)?|remove_dir_all|(?P<node>rmSync|rmdirSync|unlink))(?:\s*\(\s*|[ \t]+)"""
     r"""(?:path\s*=\s*)?[rbf]?(?P<q>['"])(?P<path>[^'"]*)(?P=q)"""
 )
 # Programs that delete each file `find -exec` hands them: every file under an
@@ -70,20 +72,11 @@ _FILE_REMOVERS = frozenset({"rm", "unlink", "shred", "srm", "wipe", "scrub"})
 TREE_REMOVERS = frozenset({"rimraf", "del-cli", "del", "rmrf"})
 
 
-# The home directory as code spells it: `os.path.expanduser("~")`, `Path.home()`,
-# `os.homedir()`, `Dir.home`, `os.environ["HOME"]`, `process.env.HOME`.
-_CODE_HOME = lazy_regex(
-    r"""(?:os\.path\.)?expanduser\(\s*['"]~['"]\s*\)|(?:pathlib\.)?Path\.home\(\s*\)"""
-    r"""|(?:require\(\s*['"]os['"]\s*\)|os)\.homedir\(\s*\)|\bDir\.home\b"""
-    r"""|os\.environ\[\s*['"]HOME['"]\s*\]|process\.env\.HOME|\$ENV\{HOME\}|ENV\[['"]HOME['"]\]"""
-)
-
-
 def _code_trees(inv: Invocation) -> Iterator[str]:
     code = inline_code(inv)
     if not code:
         return
-    for match in _CODE_TREE_DELETE.finditer(_CODE_HOME.sub('"~"', code)):
+    for match in _CODE_TREE_DELETE.finditer(home_spelled(code)):
         if match["node"] and "recursive" not in code:
             continue
         path = paths.normalize(match["path"], inv.cwd)
@@ -100,7 +93,7 @@ def applies_to_tree(inv: Invocation) -> bool:
     return recursive(inv) or _found_by_find(inv)
 
 
-def _fed_words(inv: Invocation) -> tuple[Word, ...]:
+def fed_words(inv: Invocation) -> tuple[Word, ...]:
     """Names `xargs` appends from a stdin the analysis can read (`echo / | xargs rm -rf`)."""
     if not inv.appended_args or inv.stdin_text is None or _found_by_find(inv):
         return ()
@@ -124,7 +117,7 @@ def deleted_trees(inv: Invocation, analysis: Analysis) -> Iterator[str]:
         yield from _code_trees(inv)
         return
     if name == "rm" and recursive(inv):
-        words: tuple[Word, ...] = inv.options.operands + _fed_words(inv)
+        words: tuple[Word, ...] = inv.options.operands + fed_words(inv)
     elif name in TREE_REMOVERS:
         words = tuple(w for w in inv.options.operands if not w.value.startswith("-"))
     elif name in _FILE_REMOVERS and _found_by_find(inv):

@@ -16,6 +16,7 @@ from redline.shell import (
     builtin_code,
     carriers,
     cwd_words,
+    descriptors,
     fastpath,
     find,
     paths,
@@ -124,6 +125,9 @@ class _Builder:
         self.written: written.Written = {}  # files this command writes, with their text
         # What containers run with host paths mounted: invocations [start, end).
         self.mounted: list[tuple[int, int, Mounts]] = []
+        # `$HOME` for the scripts the current command carries, when moved.
+        self.home: str | None = None
+        self.sockets: dict[str, Word] = {}  # descriptor -> `/dev/tcp/...` opened by `exec`
 
     def add_script(
         self, text: str, origin: _Origin, depth: int, via: tuple[str, ...],
@@ -177,6 +181,7 @@ class _Builder:
                     stdin = context.stdin if stdin is None else stdin
             self.background = cmd.background or context.background
             before = (self.cwd, self.oldcwd)
+            self.home = cmd.home
             innermost.append(
                 self.add_command(
                     cmd.words, cmd.redirects, origin.map(cmd.span), origin, depth, via, remote,
@@ -251,6 +256,11 @@ class _Builder:
                             context=_Context(parent, self.background, upstream, stdin))  # fmt: skip
             return first if first < len(self.invocations) else parent
         name = command_name(argv[0]) if argv else ""
+        if self.sockets:  # `cat key >&3` after `exec 3<>/dev/tcp/h/80`
+            piped = bool(upstream) or stdin is not None
+            redirects = descriptors.through_sockets(redirects, self.sockets, piped)
+        if name == "exec" and redirects:
+            descriptors.sockets_opened(argv, redirects, self.sockets, self.text)
         index = innermost = len(self.invocations)
         inv = Invocation(
             name=name, argv=argv, redirects=redirects, span=span, index=index, via=via,
@@ -284,10 +294,17 @@ class _Builder:
                                     context=_Context(index, self.background))  # fmt: skip
                 else:
                     replace = xargs_replace(argv) if name == "xargs" else None
+                    labels: tuple[str, ...] = (name,)
+                    feeder = self.invocations[upstream[-1]] if upstream else None
+                    if name in _FED and feeder is not None and feeder.name == "find":
+                        found = find.printed(feeder.argv)  # `find ~ | xargs rm -f`
+                        if found is not None:
+                            inner = find.fed_words(inner, found, replace)
+                            labels = (find.PRINTED, name)
                     if replace:
                         inner = run_time_input(inner, replace)
                     innermost = self.add_command(
-                        inner, redirects, span, origin, depth, (*via, name),
+                        inner, redirects, span, origin, depth, (*via, *labels),
                         remote or spec.remote, appended or spec.appends_args,
                         upstream, index, stdin,
                     )  # fmt: skip
@@ -365,9 +382,11 @@ class _Builder:
             inv.index, inv.background, inv.upstream if shares else (),
             inv.stdin_text if shares else None,
         )  # fmt: skip
-        cwd = self.cwd
+        cwd, home = self.cwd, self.home
+        env = carried.env if home is None or remote else (*carried.env, ("HOME", home))
         self.add_script(carried.text, inner_origin, depth + 1, (*via, carried.label),
-                        carried.env, remote or carried.remote, context)  # fmt: skip
+                        env, remote or carried.remote, context)  # fmt: skip
+        self.home = home
         if inv.name not in _IN_PROCESS:
             self.cwd = cwd  # a child shell's `cd` ends with it
 
@@ -407,6 +426,8 @@ class _Builder:
             k += 1
 
 
+# Wrappers that make arguments of what they read on stdin.
+_FED = frozenset({"xargs", "parallel"})
 # Commands whose arguments set environment variables for what runs next.
 _SETS_ENVIRONMENT = frozenset({"env", "export", "declare", "typeset", "local", "readonly"})
 
@@ -449,52 +470,6 @@ def analyze(text: str, cwd: str | None = None) -> Analysis:
             children.setdefault(inv.parent, []).append(inv.index)
     child_index = {k: tuple(v) for k, v in children.items()} if children else _NO_CHILDREN
     if builder.process_substitution:
-        _link_process_substitutions(invocations, child_index)
+        descriptors.link_process_substitutions(invocations, child_index)
     return Analysis(text, tuple(invocations), tuple(builder.functions),
                     tuple(builder.errors), cwd, child_index)  # fmt: skip
-
-
-def _link_process_substitutions(
-    invocations: list[Invocation], child_index: Mapping[int, tuple[int, ...]]
-) -> None:
-    """`bash <(curl ...)`, `bash < <(curl ...)`: what runs in the substitution
-    feeds the reader; `exec 3< <(curl ...); bash <&3` too, through the
-    descriptor. Runs while the analysis is still being built, before anyone
-    sees it. Only the reader's own children count, not the commands of a
-    script it carries (those are one level deeper)."""
-    opened: dict[str, tuple[int, ...]] = {}
-    for inv in invocations:
-        if opened:
-            inv.upstream += _through_descriptors(inv, opened)
-        reads = [r for r in inv.redirects if r.op == "<" and r.target is not None
-                 and r.target.value.startswith(_FD)]  # fmt: skip
-        if not reads and not any(w.value.startswith(_FD) for w in inv.argv[1:]):
-            continue
-        feeders = tuple(
-            k for k in child_index.get(inv.index, ())
-            if invocations[k].depth == inv.depth and inv.index not in invocations[k].upstream
-        )  # fmt: skip
-        if inv.name == "exec" and len(inv.argv) == 1:
-            # `exec < <(curl x)` makes it the stdin of every later command too.
-            opened.update((str(r.fd or 0), feeders) for r in reads)
-            if all(r.fd not in (None, 0) for r in reads):
-                continue
-        inv.upstream = inv.upstream + feeders
-
-
-def _through_descriptors(inv: Invocation, opened: dict[str, tuple[int, ...]]) -> tuple[int, ...]:
-    found: list[int] = []
-    reads_stdin = inv.stdin_text is None and not inv.upstream and inv.name != "exec"
-    if "0" in opened and reads_stdin and not any(r.op[0] == "<" for r in inv.redirects):
-        found.extend(opened["0"])
-    for redirect in inv.redirects:
-        if redirect.op == "<&" and redirect.target is not None:
-            found.extend(opened.get(redirect.target.value, ()))
-    for word in inv.argv[1:]:
-        number = word.value.removeprefix("/dev/fd/").removeprefix("/proc/self/fd/")
-        if number != word.value:
-            found.extend(opened.get(number, ()))
-    return tuple(found)
-
-
-_FD = "/dev/fd/" + DYNAMIC

@@ -22,7 +22,7 @@ STDIN_PATHS = frozenset({"/dev/stdin", "/proc/self/fd/0", "/dev/fd/0"})
 # Interpreters that may run code given inline or on stdin.
 INTERPRETERS = frozenset(
     {"python", "pypy", "perl", "ruby", "node", "nodejs", "bun", "deno", "php", "lua", "luajit",
-     "rscript", "osascript", "tclsh", "awk", "gawk", "mawk", "nawk", "jshell", "irb"}
+     "rscript", "r", "osascript", "tclsh", "awk", "gawk", "mawk", "nawk", "jshell", "irb"}
 )  # fmt: skip
 _VERSIONED = lazy_regex(r"^(python|pypy|perl|ruby|lua|php|node)[\d.]*$")
 
@@ -70,10 +70,10 @@ def interpreter_family(name: str) -> str | None:
 # `python3 -W ignore -c`, `perl -Mstrict -e`).
 CODE_FLAGS = {"python": "c", "pypy": "c", "perl": "eE", "ruby": "e", "node": "ep",
               "nodejs": "ep", "bun": "ep", "php": "r", "lua": "e", "luajit": "e",
-              "rscript": "e", "osascript": "e"}  # fmt: skip
+              "rscript": "e", "r": "e", "osascript": "e"}  # fmt: skip
 VALUE_FLAGS = {"python": "mWXQ", "pypy": "mWXQ", "perl": "IMmx", "ruby": "rICEFxW",
                "node": "r", "nodejs": "r", "bun": "r", "php": "dcfzt", "lua": "l",
-               "luajit": "lj", "rscript": "", "osascript": "lis"}  # fmt: skip
+               "luajit": "lj", "rscript": "", "r": "", "osascript": "lis"}  # fmt: skip
 _LONG_CODE = ("--eval", "--print", "--command")
 # Long options that take their value as the next word.
 _LONG_VALUES = frozenset({"--require", "--import", "--loader", "--experimental-loader",
@@ -297,8 +297,9 @@ def _dash_c(inv: Invocation) -> list[Carried]:
 _SYSTEM_CALL = lazy_regex(
     r"(?:\b(?:system|popen|popen2|popen3|check_output|check_call|call|run|spawn|spawnSync|"
     r"exec|execSync|execFileSync|Popen|getoutput|getstatusoutput|shell_exec|passthru|"
-    r"proc_open|capture2|capture3|spawn_command|Command)\s*\()"
+    r"proc_open|capture2|capture3|spawn_command|Command|system2)\s*\()|\bos\.execute\s*\("
 )
+_TCL_EXEC = lazy_regex(r"(?:^|[\[;{])\s*exec\s+([^\]\n;}]+)", flags=8)  # re.MULTILINE
 _BACKTICKS = lazy_regex(r"`([^`]*)`|\bqx\s*[{(\[/](.*?)[})\]/]|%x[{(\[](.*?)[})\]]")
 _BARE_CALL = lazy_regex(r"\b(?:system|exec|spawn)\s+(?=[\"'])")
 _STRING = lazy_regex(r"\"((?:[^\"\\]|\\.)*)\"|'((?:[^'\\]|\\.)*)'")
@@ -317,6 +318,12 @@ def _shell_in_code(code: str, name: str) -> list[Carried]:
     """Shell commands an interpreter's code hands to the system shell."""
     found: list[Carried] = []
     label = f"{name} inline code"
+    if "HOME" in code or "home" in code or "~" in code:
+        from redline.shell.code_home import home_spelled, joined
+
+        code = joined(home_spelled(code))
+    if name == "tclsh":  # `exec rm -rf ~`: Tcl's words are the command's
+        found.extend(Carried(m[1], label) for m in _TCL_EXEC.finditer(code))
     for match in _SYSTEM_CALL.finditer(code):
         start = match.end()
         depth, end = 1, start

@@ -42,6 +42,8 @@ def standing_for_found(root: str, argv: tuple[Word, ...]) -> str:
 
 # Labels of the commands a finder runs on what it finds (`find -exec`, `fd -x`).
 FOUND_BY = ("find ", "fd ")
+# The label of the command `xargs` runs on what `find` printed (`find ~ | xargs rm`).
+PRINTED = "find -print"
 FD_NAMES = frozenset({"fd", "fdfind"})
 _FD_EXEC = frozenset({"-x", "--exec", "-X", "--exec-batch"})
 # `fd` options that take a value, and the ones that filter what it finds.
@@ -104,3 +106,35 @@ def _stand_in(inner: tuple[Word, ...], found: list[str]) -> tuple[Word, ...]:
                 value = value.replace(placeholder, path)
             words.append(word._replace(value=value))
     return tuple(words)
+
+
+# What makes `find` do something other than print the names (or print them elsewhere).
+_ACTIONS = frozenset(
+    {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf",
+     "-printf", "-ls", "-fls", "-quit"}
+)  # fmt: skip
+
+
+def printed(argv: tuple[Word, ...]) -> tuple[str, ...] | None:
+    """What `find` writes on a pipe, stood for as `{}` is: every file under each
+    root (`find ~ -type f`), or unknown ones under it when narrowed by name.
+    `None` when it runs actions instead of printing."""
+    if any(w.value in _ACTIONS for w in argv[1:]):
+        return None
+    starts = roots(argv) or (Word(".", argv[0].span, "."),)
+    return tuple(standing_for_found(root.value, argv) for root in starts)
+
+
+def fed_words(
+    inner: tuple[Word, ...], found: tuple[str, ...], replace: str | None
+) -> tuple[Word, ...]:
+    """`find ~ | xargs rm -f`: the command as it runs on the found files
+    (appended, or in place of `-I`'s string)."""
+    if replace and any(replace in w.value for w in inner):
+        return tuple(
+            w._replace(value=w.value.replace(replace, f)) if replace in w.value else w
+            for w in inner
+            for f in (found if replace in w.value else found[:1])
+        )
+    span = inner[-1].span
+    return (*inner, *(Word(f, span, f) for f in found))

@@ -15,6 +15,8 @@ MAX_VALUES = 8
 # Extra readings of loop bodies one command may cost (nested loops multiply).
 MAX_REPEATS = 24
 _NAME = lazy_regex(r"\A[A-Za-z_][A-Za-z0-9_]*\Z")
+# A glob whose one pattern is the name of a home directory: what follows it.
+_EVERY_HOME = lazy_regex(r"\A/+(?:home|Users)/+[^/]*[*?[][^/]*(/.*)?\Z")
 
 
 def loop_values(name: list[Word], items: list[Word] | None) -> tuple[str, list[str | None]] | None:
@@ -29,10 +31,15 @@ def loop_values(name: list[Word], items: list[Word] | None) -> tuple[str, list[s
 
 def _value(word: Word) -> str | None:
     """A glob stands for files only the run will find (`/proc/[0-9]*` then
-    `${p#/proc/}` is a PID, not a pattern): unknown, as today."""
+    `${p#/proc/}` is a PID, not a pattern): unknown. But a glob over the homes
+    (`/home/*`, `/Users/*/`, `/home/*/.ssh`) has the owner's home among its
+    matches: that pass is judged with it (`~`, `~/.ssh`)."""
     value = word.value
-    if DYNAMIC in value or (word.glob and paths.is_glob(value)):
+    if DYNAMIC in value:
         return None
+    if word.glob and paths.is_glob(value):
+        homes = _EVERY_HOME.match(value)
+        return None if homes is None else "~" + (homes.group(1) or "")
     return value
 
 

@@ -79,6 +79,9 @@ class SimpleCommand(NamedTuple):
     background: bool = False
     # It runs inside `>( )`: it reads what its parent writes there.
     reads_parent: bool = False
+    # `$HOME` as the programs it starts see it, when an earlier command or its
+    # own assignment moved it (`HOME=/ bash -c 'rm -rf ~/etc'`); `None`: the owner's.
+    home: str | None = None
 
 
 class FunctionDef(NamedTuple):

@@ -19,7 +19,7 @@ from redline.shell.words import WordScanner
 class _Cmd:
     """A simple command while the parser is still filling it in."""
 
-    __slots__ = ("assignments", "background", "end", "parent", "pipeline", "position",
+    __slots__ = ("assignments", "background", "end", "home", "parent", "pipeline", "position",
                  "reads_parent", "redirects", "start", "words")  # fmt: skip
 
     def __init__(
@@ -31,6 +31,7 @@ class _Cmd:
         self.pipeline, self.position = pipeline, position
         self.background = False
         self.reads_parent = False
+        self.home: str | None = None
 
 
 class ParseAbort(Exception):
@@ -97,6 +98,7 @@ class Parser(CompoundParser, WordScanner):
                 parent=c.parent,
                 background=c.background,
                 reads_parent=c.reads_parent,
+                home=c.home,
             )
             for c in self.cmds
         )
@@ -343,6 +345,7 @@ class Parser(CompoundParser, WordScanner):
                 cmd.words.extend(self.scan_word())
         finally:
             self.current_cmd = outer
+        cmd.home = variables.home_seen(self.vars, cmd.assignments)
         if self.caller_args_read != caller_args_before and len(cmd.words) > 1:
             self._both_readings(cmd)
         for code in variables.after(self.vars, cmd.words, cmd.assignments, cmd.redirects,
@@ -485,7 +488,7 @@ class Parser(CompoundParser, WordScanner):
                 command.position,
             )
             copied.background = command.background
-            copied.reads_parent = command.reads_parent
+            copied.reads_parent, copied.home = command.reads_parent, command.home
             self.cmds.append(copied)
         self.pipelines.extend(tuple(m + base for m in p) for p in script.pipelines)
         functions = script.functions

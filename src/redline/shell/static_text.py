@@ -22,9 +22,13 @@ DECOMPRESSORS = frozenset(
 TRANSFORMS = frozenset({"rev", "tr", "sed", "cut", "head", "tail", "tac"})
 AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
 PATHS = frozenset({"dirname", "basename"})
+# Programs that print the names they are given: `ls -d NAME`, `compgen -W "WORDS"`.
+NAMERS = frozenset({"ls", "compgen"})
 PRODUCERS = (
-    frozenset({"echo", "printf", "cat", "tee"}) | DECODERS | DECOMPRESSORS | TRANSFORMS | AWKS
-) | PATHS
+    (frozenset({"echo", "printf", "cat", "tee"}) | DECODERS | DECOMPRESSORS | TRANSFORMS | AWKS)
+    | PATHS
+    | NAMERS
+)
 # Bounds on work: longer text is not computed (it stays unknown).
 MAX_TEXT = 64 * 1024
 
@@ -35,10 +39,13 @@ def output(name: str, values: tuple[str, ...], stdin: str | None) -> str | None:
         return None
     if stdin is not None and (DYNAMIC in stdin or len(stdin) > MAX_TEXT):
         return None
-    if name == "echo":
-        text: str | None = echo(values)
-    elif name == "printf":
-        text = printf(values)
+    if name == "echo" or name == "printf":
+        text = echo(values) if name == "echo" else printf(values)
+        # A NUL written (`printf '%s\0' ~`) ends a name, as for `xargs -0`; the
+        # character itself is the analysis' mark for a run-time value.
+        text = None if text is None else text.replace(DYNAMIC, "\n")
+    elif name in NAMERS:
+        text = _names(name, values)
     elif name in ("cat", "tee"):
         # `tee FILE` writes what it reads on stdout too; `cat FILE` reads a file.
         files = [v for v in values if v != "-" and (name == "cat" or not v.startswith("-"))]
@@ -63,6 +70,26 @@ def output(name: str, values: tuple[str, ...], stdin: str | None) -> str | None:
     if text is None or DYNAMIC in text or len(text) > MAX_TEXT:
         return None
     return text
+
+
+def _names(name: str, values: tuple[str, ...]) -> str | None:
+    """`ls -d NAME...` prints the names (when they exist: they may not, so this
+    is what it prints at most); `compgen -W "WORDS" [PREFIX]` the words that
+    start with PREFIX. Globs, other options, and listings of folders: unknown."""
+    from redline.shell import paths
+
+    if name == "ls":
+        flags = [v for v in values if v.startswith("-") and v != "-"]
+        names = [v for v in values if not v.startswith("-") or v == "-"]
+        if not names or any(f.strip("-d1") or "d" not in f for f in flags if f != "-1"):
+            return None
+        if not any("d" in f for f in flags) or any(paths.is_glob(v) for v in names):
+            return None
+        return "".join(v + "\n" for v in names)
+    if len(values) not in (2, 3) or values[0] != "-W":
+        return None
+    prefix = values[2] if len(values) == 3 else ""
+    return "".join(w + "\n" for w in values[1].split() if w.startswith(prefix))
 
 
 def _path_part(name: str, values: tuple[str, ...]) -> str | None:

@@ -60,6 +60,18 @@ def after(
     return []
 
 
+def home_seen(table: dict[str, str], assignments: Sequence[Word]) -> str | None:
+    """`$HOME` in the environment of a command's programs when it is not the
+    owner's: set earlier (`export HOME=/`) or for this command (`HOME=/ sh -c`);
+    `DYNAMIC` when unknown."""
+    home = table.get("HOME", DYNAMIC)
+    for word in assignments:
+        if word.value.startswith("HOME="):
+            home = word.value[5:]
+            home = home if DYNAMIC not in home or pure.only_marks(home) else DYNAMIC
+    return None if home == "~" else home
+
+
 def _forget(table: dict[str, str], name: str) -> None:
     name = name.split("[")[0]
     table.pop(name, None)
@@ -167,7 +179,8 @@ def _declare(
 
 
 def _stdin(redirects: Sequence[Redirect]) -> str | None:
-    """What a builtin reads from a here-string or a literal heredoc."""
+    """What a builtin reads from a here-string, a literal heredoc or a process
+    substitution of known output."""
     text: str | None = None
     for redirect in redirects:
         if redirect.op == "<<<" and redirect.body is not None:
@@ -175,6 +188,8 @@ def _stdin(redirects: Sequence[Redirect]) -> str | None:
         elif redirect.op in ("<<", "<<-") and redirect.body is not None:
             literal = redirect.body_literal or not any(c in redirect.body for c in "$`\\")
             text = redirect.body if literal else None
+        elif redirect.op == "<" and redirect.target is not None and redirect.target.feeds:
+            text = redirect.target.feeds  # `< <(echo x)`: what the substitution prints
         elif redirect.op[:1] == "<":
             text = None
     return None if text is None or DYNAMIC in text else text

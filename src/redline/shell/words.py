@@ -81,6 +81,23 @@ class WordScanner:
         def mark_readers(self, first: int) -> None: ...
 
     def scan_word(self, split: bool = True) -> list[Word]:
+        if self.src.startswith("~", self.i) and self.vars.get("HOME") != "~":
+            return self._tilde_moved(split)
+        return self._scan_word(split)
+
+    def _tilde_moved(self, split: bool) -> list[Word]:
+        """`HOME=/; rm -rf ~/etc`: a tilde expands to `$HOME` as it is now,
+        which an earlier command set (or made unknown)."""
+        after = self.src[self.i + 1 : self.i + 2]
+        words = self._scan_word(split)
+        if after and after not in "/" and after not in lexer.WORD_BREAK:
+            return words  # `~user`: another user's home, not `$HOME`
+        home = self.vars.get("HOME", DYNAMIC)
+        return [
+            w._replace(value=home + w.value[1:]) if w.value.startswith("~") else w for w in words
+        ]
+
+    def _scan_word(self, split: bool) -> list[Word]:
         src, n = self.src, self.n
         start = self.i
         plain = lexer.PLAIN_RUN.match(src, start)
