@@ -46,14 +46,14 @@ def test_the_strictest_matching_rule_wins(make_gate: MakeGate) -> None:
         policy(
             "{id: read-ok, verdict: allow, match: {kind: read}}",
             "{id: etc-asks, verdict: ask, match: {path: /etc/**}, reason: system config}",
-            "{id: shadow-denied, verdict: deny, match: {path: /etc/shadow}, repair: leave it}",
+            "{id: crontab-denied, verdict: deny, match: {path: /etc/crontab}, repair: leave it}",
         )
     )
     assert verdict(gate, "read_file", {"path": "/srv/a"}) is Verdict.ALLOW
     assert verdict(gate, "read_file", {"path": "/etc/hosts"}) is Verdict.ASK
-    assert gate.check(ToolCall("read_file", {"path": "/etc/shadow"})) == Decision(
+    assert gate.check(ToolCall("read_file", {"path": "/etc/crontab"})) == Decision(
         Verdict.DENY,
-        reason="policy rule `shadow-denied` says deny for this call",
+        reason="policy rule `crontab-denied` says deny for this call",
         repair="leave it",
         code="policy-deny",
         context="interactive",

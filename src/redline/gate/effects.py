@@ -236,14 +236,8 @@ def collect(action: Action, resolved: tuple[str, ...], home: str = "") -> Facts:
             else:
                 equivalent = f": > {quoted}"
             for hit in _equivalent_hits(equivalent):
-                if hit.rule_id != _SHOWN:  # a file tool's read is judged by the read checks
-                    hits.setdefault(hit.rule_id, hit)
+                hits.setdefault(hit.rule_id, hit)
     return Facts(action, None, tuple(hits.values()), resolved, home)
-
-
-# A secret file printed by a command (`cat .env`): a file tool's read of it is
-# the gate's files-read checks' to judge, not this command rule's.
-_SHOWN = "secret.file-shown"
 
 
 @functools.lru_cache(maxsize=4096)
