@@ -58,12 +58,17 @@ def _hook_exit(code: int) -> None:
         sys.stderr.flush()
     except BaseException:  # noqa: BLE001 - the host stopped reading: block
         code = 2
-    for image in _image:  # after the answer: a rewrite never delays it
+    _save_image()  # after the answer: a rewrite never delays it
+    os._exit(code)
+
+
+def _save_image() -> None:
+    """Rewrite the image if this process imported modules the usual way."""
+    for image in _image:
         try:
             image.save()
         except Exception:  # noqa: BLE001, S112 - the next process rewrites it
             continue
-    os._exit(code)
 
 
 def run() -> None:

@@ -89,3 +89,38 @@ def test_a_read_only_place_means_no_image_and_no_error(tmp_path: Path) -> None:
     (tmp_path / "missing-dir").write_text("a file where the directory would be")
     assert run(root, image)["values"] == ["a1", "a1b1"]
     assert run(root, image)["served"] == []
+
+
+def test_an_index_longer_than_the_first_read_is_read_whole(tmp_path: Path) -> None:
+    from redline.image import _FIRST_READ, ModuleImage, pack
+
+    entries = {
+        f"pkgx.module_{n:05}_{'x' * 60}": (f"pkgx/m{n}.py", False, n, n, b"code %d" % n)
+        for n in range(1200)
+    }
+    path = tmp_path / "image.bin"
+    path.write_bytes(pack(entries))
+    image = ModuleImage("pkgx", str(tmp_path), str(path))
+    image.load()
+    assert not image.missed
+    assert image._base > _FIRST_READ  # the index alone is past the first read
+    for name, (relative, _, mtime_ns, size, data) in entries.items():
+        *kept, offset, length = image.entries[name]
+        assert kept == [relative, False, mtime_ns, size]
+        assert image._read(offset, length) == data
+
+
+def test_an_image_cut_short_serves_nothing_from_what_is_missing(tmp_path: Path) -> None:
+    from redline.image import ModuleImage, pack
+
+    source = tmp_path / "pkgx" / "a.py"
+    source.parent.mkdir()
+    source.write_text("#")
+    os.utime(source, ns=(1, 1))  # the source is as the image says: only the code is missing
+    path = tmp_path / "image.bin"
+    data = pack({"pkgx.a": ("pkgx/a.py", False, 1, 1, b"0123456789")})
+    path.write_bytes(data[:-4])
+    image = ModuleImage("pkgx", str(tmp_path), str(path))
+    image.load()
+    assert image.find_spec("pkgx.a") is None
+    assert image.missed

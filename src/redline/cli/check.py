@@ -15,23 +15,24 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable, Iterator
-from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, TextIO
 
 from redline.cli import exitcodes
 from redline.decision import Decision, Verdict
 
+TYPE_CHECKING = False  # not `typing`'s: `redline check ls` starts without it (ADR 0004)
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Callable, Iterator
+    from types import SimpleNamespace
+    from typing import Any, TextIO
 
     from redline.audit.store import Store
     from redline.gatekeeper import Gate
 
     Args = argparse.Namespace | SimpleNamespace
 
-# Judges one parsed batch line; raises ValueError for a malformed one.
-LineJudge = Callable[[dict[str, Any]], Decision]
+    # Judges one parsed batch line; raises ValueError for a malformed one.
+    LineJudge = Callable[[dict[str, Any]], Decision]
 
 
 def add_parser(sub: Any, name: str, help_text: str) -> None:

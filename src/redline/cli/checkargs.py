@@ -13,7 +13,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from types import SimpleNamespace
-from typing import Any
+
+TYPE_CHECKING = False  # not `typing`'s: `redline check ls` starts without it (ADR 0004)
+if TYPE_CHECKING:
+    from typing import Any
 
 FLAGS = ("--json", "--batch", "--record", "--rules-only")
 VALUED = ("--cwd", "--tool", "--args", "--context", "--session", "--policy")

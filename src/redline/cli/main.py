@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
 
 from redline.cli import exitcodes
 
+TYPE_CHECKING = False  # not `typing`'s: `redline check ls` starts without it (ADR 0004)
 if TYPE_CHECKING:
     import argparse
+    from typing import Any
 
 # Each module defines `add_parser(subparsers)`; it is imported only when its
 # subcommand runs, so `redline check` starts without loading the rest.
@@ -112,6 +113,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
             _hook_exit(code)
         return code
+    if argv is None and args_list[:1] == ["check"]:
+        return _check_process(args_list)
     try:
         return _run(args_list)
     except BrokenPipeError:
@@ -122,6 +125,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         return exitcodes.ERROR
+
+
+def _check_process(args_list: list[str]) -> int:
+    """`redline check ...` from the console script: a process of its own,
+    started once per question, so its modules come from the image as a
+    hook's do (ADR 0004), which it rewrites once its answer is out."""
+    from redline.__main__ import _save_image, _serve_from_image
+
+    _serve_from_image()
+    try:
+        return main(args_list)
+    finally:
+        try:  # noqa: SIM105 - `contextlib` is not loaded at start
+            sys.stdout.flush()
+        except BaseException:  # noqa: BLE001, S110 - the exit reports it
+            pass
+        _save_image()
 
 
 def _run(args_list: list[str]) -> int:

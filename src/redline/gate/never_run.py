@@ -123,11 +123,11 @@ class Guard(NamedTuple):
             or (() if entry.tree or entry.suffix or paths.is_glob(entry.path) else (entry.path,))
         )
         # An entry inside another's tree is named by that one's names.
-        roots = [e.path + "/" for e in table.entries if e.tree and not e.suffix]
+        roots = tuple(e.path + "/" for e in table.entries if e.tree and not e.suffix)
         names = {
             part
             for e in table.entries
-            if e.suffix or not any(e.path.startswith(r) for r in roots)
+            if e.suffix or not e.path.startswith(roots)  # one C call: ~0.2 ms a hook otherwise
             for part in needles.distinctive(e.path)
         }
         names.update(v.lower() for v in _HOME_VARIABLES)

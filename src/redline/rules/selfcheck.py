@@ -70,11 +70,12 @@ def _sources_digest() -> str:
     package = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     stamp = []
     for folder in ("shell", "rules"):
-        directory = os.path.join(package, folder)
-        for name in sorted(os.listdir(directory)):
-            if name.endswith(".py"):
-                stat = os.stat(os.path.join(directory, name))
-                stamp.append(f"{folder}/{name}:{stat.st_size}:{stat.st_mtime_ns}")
+        # `scandir`: each file's stat without joining its path (~100 files, every hook).
+        with os.scandir(os.path.join(package, folder)) as entries:
+            found = {e.name: e for e in entries if e.name.endswith(".py")}
+        for name in sorted(found):
+            stat = found[name].stat()
+            stamp.append(f"{folder}/{name}:{stat.st_size}:{stat.st_mtime_ns}")
     text = ";".join(stamp).encode()
     return short_digest(text)
 
