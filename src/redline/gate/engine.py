@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from redline.decision import Decision, RuleHit, Severity, Verdict
 from redline.fasttuple import NamedTuple
-from redline.gate import files_read, script_rules, service_contact, shape
+from redline.gate import call_world, files_read, script_rules, service_contact, shape
 from redline.gate.actions import WRITE_KINDS, Action, ActionKind, ToolCall
 from redline.gate.context import CallContext
 from redline.gate.effects import Facts, Subject, collect
@@ -106,6 +106,9 @@ def evaluate(
     memory: RejectionMemory | None = None,
 ) -> Evaluation:
     action = normalize(call)
+    # Each fact of the machine asked once for this call (a long script names
+    # the same folders and files many times).
+    guard = guard._replace(world=call_world.for_call(guard.world))
     for refusal in (shape.malformed(action), shape.execute_code(action)):
         if refusal is not None:
             return _deny(refusal, ctx)

@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from redline.decision import RuleHit, Span
-from redline.gate import agent_definitions, own_cli, run_files, script_files
+from redline.gate import agent_definitions, own_cli, run_files, script_files, script_memo
 from redline.gate.protected import NeverRunKind
+from redline.gate.world import World
 from redline.shell import paths
 from redline.shell.analysis import analyze
 from redline.shell.carriers import SHELLS, interpreter_family, shell_in_code
@@ -66,14 +67,13 @@ def content_hits(
             shell = (
                 script_files.recipes(text, just) if makefile else script_files.notebook_shell(text)
             )
-        if makefile and path.startswith("/"):
-            from redline.runs_later.judge import analyze_once
+        if makefile:
+            from redline.runs_later.everyday import without_plain
 
-            # In the makefile's folder, as the judge of its commands reads it (one analysis).
-            analysis = analyze_once(shell[: script_files.MAX_SCRIPT], path.rsplit("/", 1)[0] or "/")
-        else:
-            analysis = analyze(shell[: script_files.MAX_SCRIPT])
-        for found in guard.shell_hits(analysis, depth + 1):
+            # As the judge of its commands reads them: lines that only print left out.
+            shell = "\n".join(without_plain(shell.split("\n")))
+        shell = shell[: script_files.MAX_SCRIPT]
+        for found in _shell_text_hits(guard, shell, path, makefile, depth):
             yield inside(found, path, span)
             return
     if lowered.endswith(SCRIPT_SUFFIXES) or text.startswith("#!"):
@@ -84,6 +84,35 @@ def content_hits(
         # Any other file may be read as instructions (`curl -K`, `wget -i`, a
         # makefile written with `\t`): naming the service there counts too.
         yield from guard.contact_in_code(text, span)
+
+
+def _shell_text_hits(
+    guard: Guard, shell: str, path: str, makefile: bool, depth: int
+) -> list[RuleHit]:
+    """The first never-run hit of shell text written into `path` (a long
+    text's verdict remembered with the machine's answers: `script_memo`)."""
+    # A makefile in its folder, as the judge of its commands reads it (one analysis).
+    cwd = (path.rsplit("/", 1)[0] or "/") if makefile and path.startswith("/") else None
+
+    def judge(world: World) -> list[RuleHit]:
+        if cwd is not None:
+            from redline.runs_later.judge import analyze_once
+
+            analysis = analyze_once(shell, cwd)
+        else:
+            analysis = analyze(shell)
+        found = guard._replace(world=world).shell_hits(analysis, depth + 1)
+        return list(_first(found))
+
+    if len(shell) < script_memo.MIN_TEXT:
+        return judge(guard.world)
+    return script_memo.remembered((shell, cwd, depth, guard.places), guard.world, judge)
+
+
+def _first(hits: Iterator[RuleHit]) -> Iterator[RuleHit]:
+    for hit in hits:
+        yield hit
+        return
 
 
 def run_hits(guard: Guard, inv: Invocation, span: Span, depth: int, text: str) -> Iterator[RuleHit]:

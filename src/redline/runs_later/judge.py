@@ -16,6 +16,7 @@ from collections.abc import Callable
 from redline.decision import Severity
 from redline.fasttuple import NamedTuple
 from redline.runs_later import ci_formats, formats, make_syntax, places
+from redline.runs_later.everyday import Verdicts, without_plain
 from redline.shell.lazy_regex import lazy_regex
 
 TYPE_CHECKING = False  # not `typing`'s: kept off the hook's start (ADR 0004)
@@ -57,6 +58,8 @@ _SENDERS = frozenset({"curl", "wget", "nc", "ncat", "netcat", "socat", "http", "
 # A fragment's line (an edit's new text) less its YAML or JSON key: `- run: CMD`.
 _KEY_PREFIX = lazy_regex(r"""^\s*(?:-\s+)?(?:["']?[\w.-]+["']?\s*:\s*[|>]?[-+]?\s*)?""")
 _depth = [0]
+# Findings per list of commands, folder and depth (`everyday.Verdicts`).
+_VERDICTS = Verdicts(64)
 
 
 class Finding(NamedTuple):
@@ -96,8 +99,9 @@ def _shell_commands(text: str) -> list[str]:
 
 
 _READERS: dict[str, Callable[[str], list[str] | None]] = {
-    places.MAKE: make_syntax.make_commands,
-    places.JUST: make_syntax.just_commands,
+    # Each recipe line runs in a shell of its own: lines that only print are left out.
+    places.MAKE: lambda text: without_plain(make_syntax.make_commands(text)),
+    places.JUST: lambda text: without_plain(make_syntax.just_commands(text)),
     places.TOX: formats.tox_commands,
     places.PYPROJECT: formats.pyproject_commands,
     places.DOCKERFILE: formats.dockerfile_commands,
@@ -143,10 +147,21 @@ def _folder(path: str, cwd: str | None) -> str | None:
 
 
 def _judge(kind: str, text: str, cwd: str | None, whole: bool) -> list[Finding]:
+    steps = commands_of(kind, text, whole)
+    # The findings are a function of the commands alone (not the comments
+    # or layout around them): the same commands are judged once per process.
+    key = (kind, tuple(steps), cwd, _depth[0])
+    known: list[Finding] | None = _VERDICTS.get(key)
+    if known is None:
+        known = _judge_steps(kind, steps, cwd)
+        _VERDICTS.put(key, known)
+    return list(known)
+
+
+def _judge_steps(kind: str, steps: list[ci_formats.Step], cwd: str | None) -> list[Finding]:
     from redline.rules.catalog import evaluate
     from redline.shell.analysis import analyze
 
-    steps = commands_of(kind, text, whole)
     skip = _EVERYDAY | _IMAGE_ONLY if kind == places.DOCKERFILE else _EVERYDAY
     ci = kind in _CI
     if not ci and len(steps) > _BATCH and not any(s.guessed for s in steps):
@@ -154,7 +169,11 @@ def _judge(kind: str, text: str, cwd: str | None, whole: bool) -> list[Finding]:
         if batched is not None:
             return batched
     found: list[Finding] = []
+    done: set[ci_formats.Step] = set()
     for step in steps:
+        if step in done:
+            continue  # a command repeated word for word: the same findings, listed once
+        done.add(step)
         analysis = analyze(step.command, cwd)
         secrets = _secrets_sent(step, analysis) if ci else None
         if secrets is not None:

@@ -46,8 +46,29 @@ def logical_lines(text: str) -> list[str]:
     return lines
 
 
+class _Last:
+    """The last text read and its commands: a makefile written is read by
+    the judge of its commands and by the never-run checks (one attribute:
+    thread-safe)."""
+
+    entry: tuple[str, bool, tuple[str, ...]] | None = None
+
+
 def make_commands(text: str) -> list[str]:
     """Every command line a makefile may hand to the shell, in order."""
+    return _remembered(text, False)
+
+
+def _remembered(text: str, just: bool) -> list[str]:
+    entry = _Last.entry
+    if entry is not None and entry[1] is just and entry[0] == text:
+        return list(entry[2])
+    found = _just_commands(text) if just else _make_commands(text)
+    _Last.entry = (text, just, tuple(found))
+    return found
+
+
+def _make_commands(text: str) -> list[str]:
     lines = logical_lines(text)
     variables: dict[str, str] = {}
     for line in lines:
@@ -57,12 +78,21 @@ def make_commands(text: str) -> list[str]:
                 variables.setdefault(match.group(1), match.group(2).split("#", 1)[0].strip())
     found: list[str] = []
     in_rule = False
+    # A recipe line repeated word for word expands the same way (the
+    # variables are read once, above): expanded once, with what its
+    # `$(shell ...)` runs.
+    expanded: dict[str, tuple[str, list[str]]] = {}
     for line in lines:
         if line[:1] == "\t":
             if in_rule or line.strip():
                 command = line.strip().lstrip("@-+ \t")
                 if command and not command.startswith("#"):
-                    found.append(_expand(command, variables, found))
+                    known = expanded.get(command)
+                    if known is None:
+                        runs: list[str] = []
+                        known = expanded[command] = (_expand(command, variables, runs), runs)
+                    found.extend(known[1])
+                    found.append(known[0])
             continue
         stripped = line.strip()
         if not stripped or stripped.startswith("#"):
@@ -150,6 +180,10 @@ def _matching(text: str, start: int) -> int:
 
 def just_commands(text: str) -> list[str]:
     """The command lines of a justfile's recipes (their indented body lines)."""
+    return _remembered(text, True)
+
+
+def _just_commands(text: str) -> list[str]:
     found: list[str] = []
     for line in logical_lines(text):
         if line[:1] in (" ", "\t") and line.strip() and not line.strip().startswith("#"):
