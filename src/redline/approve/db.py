@@ -79,7 +79,16 @@ class Database:
         with self._lock:
             if self._lite is not None:
                 return self._lite.execute(sql, params).fetchall()
-            rows: list[Row] = self._live().execute(self._sql(sql).encode(), params).fetchall()
+            query = self._sql(sql).encode()
+            try:
+                rows: list[Row] = self._live().execute(query, params).fetchall()
+            except Exception:
+                # A connection the server dropped (a restart, `pg_terminate_backend`)
+                # is only found broken by the next statement. A read is asked
+                # again once on a new connection; a write fails closed.
+                if not self._pg.broken:
+                    raise
+                rows = self._live().execute(query, params).fetchall()
             return rows
 
     def name(self, application_name: str) -> None:
