@@ -11,7 +11,8 @@ Each module is checked against its source before it is served (size and
 modification time, as CPython checks a `.pyc`); a changed or missing source
 is imported the usual way. A process that imported any module the usual way
 rewrites the image once its answer is out (`save`), from the bytecode CPython
-cached (or the source, compiled). The image is written atomically where the
+cached beside each source (or the source, compiled); only modules whose source
+is inside the package are taken. The image is written atomically where the
 bytecode caches are; where that is read-only there is no image and imports
 work as usual. It is the same trust as the `.pyc` files beside it.
 """
@@ -172,13 +173,17 @@ class ModuleImage:
         if not isinstance(source, str) or not source.endswith(".py"):
             return None
         source = os.path.abspath(source)
-        if not source.startswith(self.root + os.sep):
+        if not source.startswith(os.path.join(self.root, self.package) + os.sep):
             return None
         try:
             status = os.stat(source)
         except OSError:
             return None
-        data = _cached_code(getattr(module, "__cached__", None), status)
+        # Only the `.pyc` beside the source, never `module.__cached__`: whoever
+        # starts this process chooses `PYTHONPYCACHEPREFIX`, and a bytecode file
+        # planted there (with the source's mtime and size) would otherwise be
+        # copied into the image every later hook runs.
+        data = _cached_code(_beside(source), status)
         if data is None:  # no valid .pyc: compile the source
             try:
                 with open(source, "rb") as file:
@@ -187,7 +192,7 @@ class ModuleImage:
                     return None  # changing while read: leave it out
             except OSError:
                 return None
-            data = marshal.dumps(compile(text, source, "exec", dont_inherit=True))
+            data = marshal.dumps(compile(text, source, "exec", dont_inherit=True, optimize=0))
         is_package = os.path.basename(source) == "__init__.py"
         relative = os.path.relpath(source, self.root)
         return (relative, is_package, status.st_mtime_ns, status.st_size, data)
@@ -203,6 +208,16 @@ def pack(entries: dict[str, Entry]) -> bytes:
     table = marshal.dumps(index)
     blobs = b"".join(entry[4] for entry in entries.values())
     return MAGIC + len(table).to_bytes(4, "little") + table + blobs
+
+
+def _beside(source: str) -> str | None:
+    """Where CPython caches a source's bytecode with no prefix and no
+    optimisation (`importlib.util.cache_from_source`, without its import)."""
+    tag = sys.implementation.cache_tag
+    if tag is None or sys.flags.optimize:
+        return None  # compile the source instead
+    folder, name = os.path.split(source)
+    return os.path.join(folder, "__pycache__", f"{name[:-3]}.{tag}.pyc")
 
 
 def _cached_code(cached: object, status: os.stat_result) -> bytes | None:

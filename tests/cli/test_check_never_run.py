@@ -69,7 +69,7 @@ def test_a_batch_line_is_judged_the_same(
     ("command", "hook", "rules_only"),
     [
         # One verdict everywhere (issue 13, family 12): what the hook would say.
-        ("cat ~/.ssh/id_rsa", "deny", "allow"),
+        ("cat ~/.ssh/id_rsa", "deny", "ask"),  # the catalogue alone: secret.file-shown
         ("rm -rf /", "deny", "deny"),
         ("git push --force origin main", "ask", "ask"),
         ("ls -la", "allow", "allow"),

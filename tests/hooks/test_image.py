@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import marshal
 import os
 import subprocess
 import sys
@@ -124,3 +125,47 @@ def test_an_image_cut_short_serves_nothing_from_what_is_missing(tmp_path: Path) 
     image.load()
     assert image.find_spec("pkgx.a") is None
     assert image.missed
+
+
+def test_bytecode_under_a_chosen_cache_prefix_never_reaches_the_image(tmp_path: Path) -> None:
+    """The process that rewrites the image may have been started by the agent
+    (`redline check`), which chooses `PYTHONPYCACHEPREFIX`: a `.pyc` planted
+    there with the source's mtime and size must not become what later hooks run."""
+    root, image, prefix = tmp_path / "src", tmp_path / "image.bin", tmp_path / "prefix"
+    make_package(root)
+    chosen = {**os.environ, "PYTHONPYCACHEPREFIX": str(prefix)}
+    chosen.pop("PYTHONDONTWRITEBYTECODE", None)
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, str(root), str(image)], env=chosen, capture_output=True
+    )
+    assert done.returncode == 0
+    [planted] = [p for p in prefix.rglob("a.*.pyc")]
+    header = planted.read_bytes()[:16]  # CPython's own check: magic, mtime, size
+    planted.write_bytes(header + marshal.dumps(compile("VALUE = 'planted'\n", "a.py", "exec")))
+    image.unlink()
+    done = subprocess.run(
+        [sys.executable, "-c", RUN, str(root), str(image)], env=chosen, capture_output=True
+    )
+    assert json.loads(done.stdout)["values"] == ["planted", "plantedb1"]  # its own business
+    later = run(root, image)
+    assert later["values"] == ["a1", "a1b1"]
+    assert "pkgx.a" in later["served"]
+
+
+def test_modules_from_outside_the_package_are_left_out(tmp_path: Path) -> None:
+    root, image = tmp_path / "src", tmp_path / "image.bin"
+    make_package(root)
+    (root / "pkgx_other").mkdir()
+    (root / "pkgx_other" / "c.py").write_text("VALUE = 'c'\n")
+    script = RUN.replace(
+        "image.save()",
+        "import importlib.util as u\n"
+        "spec = u.spec_from_file_location('pkgx.c', root + '/pkgx_other/c.py')\n"
+        "m = u.module_from_spec(spec); sys.modules['pkgx.c'] = m; spec.loader.exec_module(m)\n"
+        "image.save()",
+    )
+    subprocess.run([sys.executable, "-c", script, str(root), str(image)], check=True)
+    from redline.image import MAGIC
+
+    data = image.read_bytes()
+    assert data.startswith(MAGIC) and b"pkgx_other" not in data

@@ -275,6 +275,12 @@ class Guard(NamedTuple):
             verdict = own_cli.judge(args, inv.appended_args)
             if verdict is not None:
                 yield self.hit(verdict[0], span, verdict[1])
+            elif (loads := own_cli.code_loading(analysis.text, args)) is not None:
+                yield self.hit(
+                    NeverRunKind.GATE_PROCESS,
+                    span,
+                    f"redline run with `{loads}` set would load code the gate did not ship",
+                )
         if self.may_name(inv) or path_words.may_hide(self, inv, analysis):
             found = self._path_hits(inv, analysis) or service_contact.socket_hit(self, inv)
             if found is not None:

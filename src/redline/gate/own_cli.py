@@ -128,6 +128,11 @@ def redline_args(inv: Invocation, text: str = "") -> tuple[str, ...] | None:
                 return (spelled[0], DYNAMIC)
         return None
     if interpreter_family(name) == "python":
+        script = _python_script(inv)
+        if script is not None:
+            # `python3 "$(command -v redline)" approve 1`: a script path that is
+            # computed or spelled with redline's name is taken to be its command.
+            return script
         found = python_module(values)
         if found is not None:
             module, rest = found
@@ -140,6 +145,62 @@ def redline_args(inv: Invocation, text: str = "") -> tuple[str, ...] | None:
             if module in ("pip", "pipx") and named and {"install", "uninstall"} & given:
                 return ("--package", f"{module} {' '.join(rest)}")
     return None
+
+
+def _python_script(inv: Invocation) -> tuple[str, ...] | None:
+    """The arguments after a script operand of python that names redline."""
+    words = inv.argv[1:]
+    k = 0
+    while k < len(words):
+        value = words[k].value
+        if value in ("-", "--") or not value.startswith("-"):
+            break
+        k += 1
+        if value.startswith("--"):
+            continue
+        for i, letter in enumerate(value[1:], 1):
+            if letter in "cm":
+                return None  # `-m MODULE` and `-c CODE` are read elsewhere
+            if letter in "XWQ":
+                k += 0 if value[i + 1 :] else 1  # its value, attached or next
+                break
+    else:
+        return None
+    if words[k].value == "--":
+        k += 1
+    if k >= len(words):
+        return None
+    word = words[k]
+    raw = (word.raw or word.value).lower()
+    # Computed (`$(command -v redline)`) or a file called redline.
+    if "redline" not in raw or not ("$" in raw or "`" in raw or _base(raw) == "redline"):
+        return None
+    return tuple(w.value for w in words[k + 1 :])
+
+
+def _base(path: str) -> str:
+    return path.strip("\"'").rsplit("/", 1)[-1]
+
+
+# Variables (and `-X` options) that make Python load code from places of the
+# caller's choosing: redline's own command run with one runs code the gate
+# did not ship, with the gate's name and files (its hook image, its log).
+_CODE_LOADING = lazy_regex(
+    r"(?:\b(?:PYTHONPATH|PYTHONHOME|PYTHONPYCACHEPREFIX|PYTHONSTARTUP|PYTHONUSERBASE|"
+    r"PYTHONPLATLIBDIR|PYTHONEXECUTABLE|PYTHONINSPECT)|pycache_prefix)\b"
+)
+
+
+def code_loading(text: str, args: tuple[str, ...] = ()) -> str | None:
+    """The variable or option in a command line that runs redline (with
+    `args`), which would make it load code the gate did not ship."""
+    match = _CODE_LOADING.search(text)
+    if match is None:
+        return None
+    for arg in sorted(args, key=len, reverse=True):
+        text = text.replace(arg, " ")  # `redline check 'PYTHONPATH=src pytest'` only asks
+    match = _CODE_LOADING.search(text)
+    return match.group(0) if match else None
 
 
 def judge(args: tuple[str, ...], appended: bool = False) -> tuple[NeverRunKind, str] | None:
