@@ -14,10 +14,10 @@ Mechanisms, first that works:
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import time
+from collections.abc import Callable
 
 from redline.fasttuple import NamedTuple
 
@@ -50,15 +50,23 @@ class Bound(NamedTuple):
         while True:
             left = _members(self.path)
             for pid in left:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-            with contextlib.suppress(OSError):
-                os.rmdir(self.path)
+                _quietly(os.kill, pid, signal.SIGKILL)
+            if _quietly(os.rmdir, self.path):
                 return
             if time.monotonic() > deadline:
                 return
             time.sleep(pause)
             pause = min(pause * 2, 0.01)
+
+
+def _quietly(call: Callable[..., object], *args: object) -> bool:
+    """`call(*args)`; False when it raised `OSError` (not `contextlib`, which
+    a run's start does not load)."""
+    try:
+        call(*args)
+    except OSError:
+        return False
+    return True
 
 
 def _members(path: str) -> list[int]:
@@ -102,9 +110,12 @@ def sweep(older_than_s: float = 600.0, most: int = 64) -> None:
             continue
         for name in names:
             path = os.path.join(parent, name)
-            with contextlib.suppress(OSError):
-                if os.stat(path).st_mtime < now - older_than_s and not _members(path):
-                    os.rmdir(path)
+            try:
+                stale = os.stat(path).st_mtime < now - older_than_s
+            except OSError:
+                continue
+            if stale and not _members(path):
+                _quietly(os.rmdir, path)
 
 
 def make_bound(limit: int, name: str | None = None) -> Bound:
@@ -120,8 +131,7 @@ def make_bound(limit: int, name: str | None = None) -> Bound:
             with open(os.path.join(path, "pids.max"), "w") as file:
                 file.write(str(limit))
         except OSError:
-            with contextlib.suppress(OSError):
-                os.rmdir(path)
+            _quietly(os.rmdir, path)
             continue
         return Bound(CGROUP, limit, path)
     if os.geteuid() != 0:

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 from collections.abc import Mapping, Sequence
 
 from redline.decision import Decision, Verdict
@@ -49,7 +48,9 @@ class Prepared(NamedTuple):
 
 
 def shell_argv(text: str) -> list[str]:
-    shell = shutil.which("bash") or "/bin/sh"
+    from redline.sandbox.programs import which
+
+    shell = which("bash") or "/bin/sh"
     return [shell, "-c", text]
 
 
