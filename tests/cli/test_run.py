@@ -250,3 +250,48 @@ def test_a_profile_adds_writable_places_and_variables_and_sets_the_network(
     assert f"  writable: {ws}" in out and str(extra) in out and "  network: off" in out
     assert main(["run", "--profile", "nope", "--cwd", str(ws), "--", "true"]) == exitcodes.USAGE
     assert "the policy has no sandbox profile `nope` (it has: build)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--", "true"],
+        ["--cwd", "/srv", "--shell", "make test"],
+        ["--shell=ls -la", "--no-network", "--service", "--explain"],
+        ["--sandbox", "landlock", "--max-procs", "24", "--", "ls", "-la"],
+        ["--max-procs=7", "--ticket", "ab" * 16, "--context", "cron", "--session", "s", "ls"],
+        ["--profile", "gradle", "ls", "--cwd", "x"],
+        ["ls", "--", "-la"],
+    ],
+)
+def test_the_fast_reading_of_the_command_line_is_argparses(argv: list[str]) -> None:
+    import argparse
+
+    from redline.cli.main import build_parser
+    from redline.cli.run import fast_args
+
+    parsed = build_parser(only="run").parse_args(["run", *argv])
+    expected = {k: v for k, v in vars(parsed).items() if k not in ("handler", "command")}
+    fast = fast_args(argv)
+    assert fast is not None
+    assert {k: v for k, v in vars(fast).items() if k != "command"} == expected
+    assert fast.command == parsed.command
+    assert isinstance(parsed, argparse.Namespace)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["--no-net", "--", "true"],  # an abbreviation: argparse's to read
+        ["--max-procs", "x", "--", "true"],
+        ["--sandbox", "none", "--", "true"],
+        ["--cwd"],
+        ["--cwd", "--shell", "x"],
+        ["--policy", "p.yaml", "--", "true"],
+    ],
+)
+def test_anything_else_is_left_to_argparse(argv: list[str]) -> None:
+    from redline.cli.run import fast_args
+
+    assert fast_args(argv) is None
