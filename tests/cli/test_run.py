@@ -14,6 +14,7 @@ from redline.cli import exitcodes
 from redline.cli.main import main
 from redline.cli.run import REFUSED
 from redline.sandbox import run as sandbox_run
+from redline.sandbox import spawn
 from redline.sandbox.level import NONE, Level, probe
 
 BEST = probe().name
@@ -100,7 +101,12 @@ def test_enforce_required_without_a_sandbox_refuses_with_the_repair(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     policy("enforce: required\n")
-    monkeypatch.setattr(sandbox_run, "probe", lambda force=None: Level(NONE, "no kernel here"))
+
+    def no_kernel(force: str | None = None) -> Level:
+        return Level(NONE, "no kernel here")
+
+    monkeypatch.setattr(sandbox_run, "probe", no_kernel)
+    monkeypatch.setattr(spawn, "probe", no_kernel)  # a run finds the level before judging
     assert main(["run", "--cwd", str(ws), "--", "touch", "ran"]) == REFUSED
     assert not (ws / "ran").exists()
     err = capsys.readouterr().err

@@ -39,9 +39,7 @@ def test_a_cancelled_launch_runs_nothing_and_removes_its_bound(tmp_path: Path) -
         os.waitpid(started.pid, os.WNOHANG)  # reaped
 
 
-def test_the_command_gets_only_stdin_stdout_and_stderr(
-    tmp_path: Path, env: dict[str, str]
-) -> None:
+def test_the_command_gets_only_stdin_stdout_and_stderr(tmp_path: Path, env: dict[str, str]) -> None:
     leaked = os.open(os.devnull, os.O_RDONLY)
     os.set_inheritable(leaked, True)  # as a host's descriptor may be
     try:

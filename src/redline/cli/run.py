@@ -17,9 +17,7 @@ import os
 import sys
 from collections.abc import Sequence
 
-from redline.cli import exitcodes
-from redline.decision import Verdict
-from redline.sandbox.plan import DEFAULT_MAX_PROCS
+from redline.sandbox.pids import DEFAULT_MAX_PROCS
 
 TYPE_CHECKING = False  # not `typing`'s: a run's start never loads `typing` (ADR 0004)
 if TYPE_CHECKING:
@@ -31,12 +29,6 @@ if TYPE_CHECKING:
 
 REFUSED = 126
 FAILED = 125
-EPILOG = (
-    "exit codes: the command's own once it runs (128+N when signal N killed it); "
-    f"{REFUSED} refused (deny, ask without --service, sandbox required but missing); "
-    f"{FAILED} redline failed (broken policy, sandbox could not be set up); "
-    f"{exitcodes.USAGE} usage"
-)
 
 
 FLAGS = {"--no-network": "no_network", "--service": "service", "--explain": "explain"}
@@ -90,6 +82,17 @@ def fast_main(argv: Sequence[str]) -> int | None:
     return run(args)
 
 
+def epilog() -> str:
+    from redline.cli import exitcodes
+
+    return (
+        "exit codes: the command's own once it runs (128+N when signal N killed it); "
+        f"{REFUSED} refused (deny, ask without --service, sandbox required but missing); "
+        f"{FAILED} redline failed (broken policy, sandbox could not be set up); "
+        f"{exitcodes.USAGE} usage"
+    )
+
+
 def add_parser(sub: Any, name: str, help_text: str) -> None:
     import argparse
 
@@ -100,7 +103,7 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
         "owner's secrets scrubbed from its environment, in a kernel sandbox where the "
         "filesystem outside the workspace and temp is read-only, credentials and the gate's "
         "home are hidden, and signals and processes stay inside.",
-        epilog=EPILOG,
+        epilog=epilog(),
     )
     parser.add_argument("--cwd", metavar="DIR", help="run in DIR (default: here)")
     parser.add_argument("--shell", metavar="TEXT", help="run TEXT with bash -c (sh if no bash)")
@@ -149,7 +152,8 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from redline.sandbox.run import start_early
+    # First of all: the sandbox's launch starts while the judge loads.
+    from redline.sandbox.spawn import start_early
 
     words = list(args.command)
     if words[:1] == ["--"]:
@@ -175,6 +179,8 @@ def _judge_and_run(
     level: Level | None,
     started: Started | None,
 ) -> int:
+    from redline.cli import exitcodes
+    from redline.decision import Verdict
     from redline.sandbox.run import POLICY_UNAVAILABLE, execute, prepare
 
     try:
@@ -239,5 +245,7 @@ def _explain(prepared: Any, max_procs: int) -> str:
 
 
 def _usage(message: str) -> int:
+    from redline.cli import exitcodes
+
     print(f"error: {message}\n  help: `redline run -- make test`", file=sys.stderr)
     return exitcodes.USAGE

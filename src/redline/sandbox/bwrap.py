@@ -22,8 +22,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from redline.sandbox.plan import Plan
 from redline.sandbox.programs import packaged, which
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from redline.sandbox.plan import Plan
 
 
 def bwrap_path() -> str | None:

@@ -21,10 +21,14 @@ import signal
 import sys
 from collections.abc import Callable, Mapping
 
-from redline.sandbox.level import LANDLOCK, NAMESPACES, Level
-from redline.sandbox.pids import Bound
-from redline.sandbox.plan import Plan
+from redline.sandbox.level import LANDLOCK, NAMESPACES
 from redline.sandbox.programs import env_with_default_signal
+
+TYPE_CHECKING = False  # `plan` loads the policy's model: not before a run's launch is spawned
+if TYPE_CHECKING:
+    from redline.sandbox.level import Level
+    from redline.sandbox.pids import Bound
+    from redline.sandbox.plan import Plan
 
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 _SHIM = (

@@ -22,6 +22,7 @@ from collections.abc import Callable
 from redline.fasttuple import NamedTuple
 
 CGROUP, RLIMIT, NONE = "cgroup", "rlimit", "none"
+DEFAULT_MAX_PROCS = 4096
 _ROOT = "/sys/fs/cgroup"
 
 

