@@ -46,6 +46,8 @@ class Bound(NamedTuple):
         """Kill what is left of the run in the cgroup and remove it (bounded)."""
         if self.mechanism != CGROUP or self.path is None:
             return
+        if _quietly(os.rmdir, self.path):  # usually empty already: the PID namespace ended
+            return
         deadline = time.monotonic() + wait_s
         pause = 0.0005  # the sandbox's last processes are usually gone within a millisecond
         while True:
