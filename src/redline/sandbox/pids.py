@@ -103,7 +103,8 @@ PREFIX = "redline-run-"
 
 def sweep(older_than_s: float = 600.0, most: int = 64) -> None:
     """Remove the runs' cgroups that were left behind, empty, by launches a
-    hook wrote (`sandbox.direct`: nobody waits for those to end). A cgroup
+    hook wrote (`sandbox.direct`: nobody waits for those to end) and by a
+    `redline run` killed before its launch went (`sandbox.spawn`). A cgroup
     made less than `older_than_s` ago may be about to be joined: kept."""
     now = time.time()
     for parent in _own_cgroup_dirs():

@@ -42,7 +42,7 @@ from redline.sandbox.launch import (
     wait,
 )
 from redline.sandbox.level import NAMESPACES, probe
-from redline.sandbox.pids import CGROUP, RLIMIT, Bound
+from redline.sandbox.pids import CGROUP, RLIMIT, Bound, sweep
 from redline.sandbox.programs import shell_argv
 
 TYPE_CHECKING = False  # a run spawns this before loading the judge: only what it needs
@@ -115,6 +115,7 @@ class Started:
                 os.close(go)
                 os.close(self._args)
             forward.start(self.pid)
+            sweep()  # bounds left by launches whose redline died before go; while bwrap starts
             return wait(self.pid, tty)
         finally:
             for sig, handler in previous.items():
