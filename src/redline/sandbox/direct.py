@@ -35,7 +35,7 @@ import shlex
 from collections.abc import Mapping
 
 from redline.sandbox.level import NAMESPACES, probe
-from redline.sandbox.plan import DEFAULT_MAX_PROCS
+from redline.sandbox.pids import DEFAULT_MAX_PROCS
 
 SECCOMP_FD = 9
 FOLDER = "sandbox"
@@ -78,7 +78,7 @@ def launch_text(command: str, cwd: str, environ: Mapping[str, str]) -> str | Non
     from redline.sandbox.bwrap import argv
     from redline.sandbox.pids import CGROUP, RLIMIT, make_bound, sweep
     from redline.sandbox.plan import make_plan
-    from redline.sandbox.run import shell_argv
+    from redline.sandbox.programs import shell_argv
     from redline.secrets import scrub
 
     settings = Gate.from_environ(environ).policy.run

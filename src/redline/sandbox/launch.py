@@ -16,18 +16,19 @@ shell reports it.
 
 from __future__ import annotations
 
-import contextlib
-import functools
 import os
-import shutil
 import signal
-import subprocess
 import sys
 from collections.abc import Callable, Mapping
 
-from redline.sandbox.level import LANDLOCK, NAMESPACES, Level
-from redline.sandbox.pids import Bound
-from redline.sandbox.plan import Plan
+from redline.sandbox.level import LANDLOCK, NAMESPACES
+from redline.sandbox.programs import env_with_default_signal
+
+TYPE_CHECKING = False  # `plan` loads the policy's model: not before a run's launch is spawned
+if TYPE_CHECKING:
+    from redline.sandbox.level import Level
+    from redline.sandbox.pids import Bound
+    from redline.sandbox.plan import Plan
 
 FORWARDED = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT)
 _SHIM = (
@@ -42,24 +43,9 @@ class SandboxFailed(RuntimeError):
     """The sandbox could not be set up; the command did not run."""
 
 
-@functools.lru_cache(maxsize=1)
-def _env_with_default_signal() -> str | None:
-    env = shutil.which("env")
-    if env is None:
-        return None
-    probe = subprocess.run(
-        [env, "--default-signal=INT", "true"],
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        check=False,
-    )
-    return env if probe.returncode == 0 else None
-
-
 def default_signals(command: list[str]) -> list[str]:
     """`command`, started with the forwarded signals at their defaults."""
-    env = _env_with_default_signal()
+    env = env_with_default_signal()
     if env is not None and "=" not in command[0]:
         return [env, "--default-signal=INT,TERM,HUP,QUIT", *command]
     return [sys.executable, "-c", _SHIM, *command]
@@ -75,7 +61,8 @@ def sandboxed_argv(
     return command
 
 
-def _foreground_tty() -> int | None:
+def foreground_tty() -> int | None:
+    """0 when redline holds the terminal's foreground (it hands it over)."""
     try:
         if os.isatty(0) and os.tcgetpgrp(0) == os.getpgrp():
             return 0
@@ -84,11 +71,12 @@ def _foreground_tty() -> int | None:
     return None
 
 
-def _give_terminal(fd: int, pgid: int) -> None:
+def give_terminal(fd: int, pgid: int) -> None:
     old = signal.signal(signal.SIGTTOU, signal.SIG_IGN)
     try:
-        with contextlib.suppress(OSError):
-            os.tcsetpgrp(fd, pgid)
+        os.tcsetpgrp(fd, pgid)
+    except OSError:
+        return
     finally:
         signal.signal(signal.SIGTTOU, old)
 
@@ -102,11 +90,24 @@ def launch(
 ) -> int:
     """Run `command` under `level` and return its exit status. Raises
     `SandboxFailed` when the sandbox cannot be set up (nothing ran)."""
+    if level.name == NAMESPACES and level.bwrap is not None:
+        from redline.sandbox import spawn
+
+        return spawn.start(command, level, bound).run(plan, env)
+    return _launch_forked(command, plan, level, env, bound)
+
+
+def _launch_forked(
+    command: list[str], plan: Plan, level: Level, env: Mapping[str, str], bound: Bound
+) -> int:
+    """Landlock, or no kernel sandbox: the child sets itself up between fork
+    and exec (the ruleset, the filter, the bound, the terminal)."""
+    import subprocess
+
     from redline.sandbox import seccomp
 
     ruleset: int | None = None
     filter_bytes = seccomp.program() if seccomp.supported() else None
-    seccomp_fd: int | None = None
     if level.name == LANDLOCK:
         from redline.sandbox import landlock
 
@@ -114,23 +115,19 @@ def launch(
             ruleset = landlock.build_ruleset(plan, level.landlock_abi)
         except OSError as error:
             raise SandboxFailed(f"the Landlock ruleset cannot be made: {error}") from None
-    elif level.name == NAMESPACES and filter_bytes is not None:
-        seccomp_fd = seccomp.pipe_with_program()
-    tty = _foreground_tty()
-    ignore = level.name == NAMESPACES
+    tty = foreground_tty()
     # `preexec_fn` (so a fork, not a vfork): this process runs one thread.
-    preexec = _child_setup(bound, tty, ignore, ruleset, filter_bytes)
+    preexec = _child_setup(bound, tty, ruleset, filter_bytes)
     # Forwarding is in place before the command starts: a signal that comes
     # while it starts is kept and passed on once its process group exists.
-    forward = _Forwarder()
+    forward = Forwarder()
     previous = {sig: signal.signal(sig, forward) for sig in FORWARDED}
     try:
         proc = subprocess.Popen(
-            sandboxed_argv(command, plan, level, seccomp_fd),
+            command,
             env=dict(env),
             cwd=plan.cwd,
             process_group=0,
-            pass_fds=() if seccomp_fd is None else (seccomp_fd,),
             preexec_fn=preexec,
         )
     except (OSError, subprocess.SubprocessError) as error:
@@ -139,46 +136,52 @@ def launch(
         bound.close()
         raise SandboxFailed(f"the command cannot be started in the sandbox: {error}") from None
     finally:
-        for fd in (ruleset, seccomp_fd):
-            if fd is not None:
-                os.close(fd)
+        if ruleset is not None:
+            os.close(ruleset)
     if tty is not None:
-        _give_terminal(tty, proc.pid)
+        give_terminal(tty, proc.pid)
     forward.start(proc.pid)
     try:
-        code = _wait(proc, tty)
+        code = wait(proc.pid, tty)
+        proc.returncode = code
     finally:
         for sig, handler in previous.items():
             signal.signal(sig, handler)
         if tty is not None:
-            _give_terminal(tty, os.getpgrp())
-        if level.name != NAMESPACES:  # bwrap's PID namespace already ended them
-            with contextlib.suppress(OSError):
-                os.killpg(proc.pid, signal.SIGKILL)
+            give_terminal(tty, os.getpgrp())
+        signal_group(proc.pid, signal.SIGKILL)  # no PID namespace here to end the leftovers
         bound.close()
     return code
 
 
-def _wait(proc: subprocess.Popen[bytes], tty: int | None) -> int:
+def signal_group(pgid: int, sig: int) -> bool:
+    """Send `sig` to a process group; False when it is gone. (Not
+    `contextlib.suppress`: `contextlib` is not loaded on a run's start.)"""
+    try:
+        os.killpg(pgid, sig)
+    except OSError:
+        return False
+    return True
+
+
+def wait(pid: int, tty: int | None) -> int:
     """The command's status. When it is stopped (Ctrl-Z), redline stops too,
     as a shell's job does, and on `fg` gives the terminal back and resumes it."""
     while True:
-        _, status = os.waitpid(proc.pid, os.WUNTRACED)
+        _, status = os.waitpid(pid, os.WUNTRACED)
         if os.WIFSTOPPED(status):
             if tty is not None:
-                _give_terminal(tty, os.getpgrp())
+                give_terminal(tty, os.getpgrp())
             os.kill(os.getpid(), signal.SIGSTOP)
             if tty is not None:
-                _give_terminal(tty, proc.pid)
-            with contextlib.suppress(OSError):
-                os.killpg(proc.pid, signal.SIGCONT)
+                give_terminal(tty, pid)
+            signal_group(pid, signal.SIGCONT)
             continue
         code = os.waitstatus_to_exitcode(status)
-        proc.returncode = code
         return 128 - code if code < 0 else code
 
 
-class _Forwarder:
+class Forwarder:
     """A signal handler that passes signals on to the command's process
     group, keeping those that come before the group exists."""
 
@@ -190,27 +193,22 @@ class _Forwarder:
         if self.pgid is None:
             self.early.append(sig)
             return
-        with contextlib.suppress(OSError):
-            os.killpg(self.pgid, sig)
+        signal_group(self.pgid, sig)
 
     def start(self, pgid: int) -> None:
         self.pgid = pgid
         for sig in self.early:
-            with contextlib.suppress(OSError):
-                os.killpg(pgid, sig)
+            signal_group(pgid, sig)
         self.early.clear()
 
 
 def _child_setup(
-    bound: Bound, tty: int | None, ignore: bool, ruleset: int | None, filter_bytes: bytes | None
+    bound: Bound, tty: int | None, ruleset: int | None, filter_bytes: bytes | None
 ) -> Callable[[], None]:
     def setup() -> None:
         bound.enter()
         if tty is not None:
-            _give_terminal(tty, os.getpgrp())
-        if ignore:
-            for sig in FORWARDED:
-                signal.signal(sig, signal.SIG_IGN)
+            give_terminal(tty, os.getpgrp())
         if ruleset is not None:
             from redline.sandbox.landlock import enforce
 

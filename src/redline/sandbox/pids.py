@@ -14,14 +14,15 @@ Mechanisms, first that works:
 
 from __future__ import annotations
 
-import contextlib
 import os
 import signal
 import time
+from collections.abc import Callable
 
 from redline.fasttuple import NamedTuple
 
 CGROUP, RLIMIT, NONE = "cgroup", "rlimit", "none"
+DEFAULT_MAX_PROCS = 4096
 _ROOT = "/sys/fs/cgroup"
 
 
@@ -45,20 +46,30 @@ class Bound(NamedTuple):
         """Kill what is left of the run in the cgroup and remove it (bounded)."""
         if self.mechanism != CGROUP or self.path is None:
             return
+        if _quietly(os.rmdir, self.path):  # usually empty already: the PID namespace ended
+            return
         deadline = time.monotonic() + wait_s
         pause = 0.0005  # the sandbox's last processes are usually gone within a millisecond
         while True:
             left = _members(self.path)
             for pid in left:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, signal.SIGKILL)
-            with contextlib.suppress(OSError):
-                os.rmdir(self.path)
+                _quietly(os.kill, pid, signal.SIGKILL)
+            if _quietly(os.rmdir, self.path):
                 return
             if time.monotonic() > deadline:
                 return
             time.sleep(pause)
             pause = min(pause * 2, 0.01)
+
+
+def _quietly(call: Callable[..., object], *args: object) -> bool:
+    """`call(*args)`; False when it raised `OSError` (not `contextlib`, which
+    a run's start does not load)."""
+    try:
+        call(*args)
+    except OSError:
+        return False
+    return True
 
 
 def _members(path: str) -> list[int]:
@@ -92,7 +103,8 @@ PREFIX = "redline-run-"
 
 def sweep(older_than_s: float = 600.0, most: int = 64) -> None:
     """Remove the runs' cgroups that were left behind, empty, by launches a
-    hook wrote (`sandbox.direct`: nobody waits for those to end). A cgroup
+    hook wrote (`sandbox.direct`: nobody waits for those to end) and by a
+    `redline run` killed before its launch went (`sandbox.spawn`). A cgroup
     made less than `older_than_s` ago may be about to be joined: kept."""
     now = time.time()
     for parent in _own_cgroup_dirs():
@@ -102,9 +114,12 @@ def sweep(older_than_s: float = 600.0, most: int = 64) -> None:
             continue
         for name in names:
             path = os.path.join(parent, name)
-            with contextlib.suppress(OSError):
-                if os.stat(path).st_mtime < now - older_than_s and not _members(path):
-                    os.rmdir(path)
+            try:
+                stale = os.stat(path).st_mtime < now - older_than_s
+            except OSError:
+                continue
+            if stale and not _members(path):
+                _quietly(os.rmdir, path)
 
 
 def make_bound(limit: int, name: str | None = None) -> Bound:
@@ -120,8 +135,7 @@ def make_bound(limit: int, name: str | None = None) -> Bound:
             with open(os.path.join(path, "pids.max"), "w") as file:
                 file.write(str(limit))
         except OSError:
-            with contextlib.suppress(OSError):
-                os.rmdir(path)
+            _quietly(os.rmdir, path)
             continue
         return Bound(CGROUP, limit, path)
     if os.geteuid() != 0:

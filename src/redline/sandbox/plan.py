@@ -17,6 +17,7 @@ from collections.abc import Iterable, Mapping
 
 from redline.fasttuple import NamedTuple
 from redline.policy.model import RunSettings
+from redline.sandbox.pids import DEFAULT_MAX_PROCS
 
 TEMP_DIRS = ("/tmp", "/var/tmp")  # noqa: S108 - the host's temp dirs, shared on purpose
 CACHE_DIRS = (
@@ -34,7 +35,6 @@ HOOK_CONFIG_PROJECT = (
     ".gemini/settings.json",
 )  # fmt: skip
 HERMES_FILES = (".env", "auth.json", "config.yaml", "agent-hooks", "approval", "scripts")
-DEFAULT_MAX_PROCS = 4096
 
 
 class Plan(NamedTuple):

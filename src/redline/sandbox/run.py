@@ -13,17 +13,18 @@ from __future__ import annotations
 
 import os
 import shlex
-import shutil
 from collections.abc import Mapping, Sequence
 
 from redline.decision import Decision, Verdict
 from redline.fasttuple import NamedTuple
 from redline.sandbox.level import NAMESPACES, NONE, REPAIR, Level, probe
-from redline.sandbox.plan import DEFAULT_MAX_PROCS
+from redline.sandbox.pids import DEFAULT_MAX_PROCS
+from redline.sandbox.programs import shell_argv
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from redline.gatekeeper import Gate
+    from redline.sandbox.spawn import Started
 
 AGENT = "run"
 TOOL = "Bash"
@@ -48,11 +49,6 @@ class Prepared(NamedTuple):
     writable: tuple[str, ...]
 
 
-def shell_argv(text: str) -> list[str]:
-    shell = shutil.which("bash") or "/bin/sh"
-    return [shell, "-c", text]
-
-
 def prepare(
     command: Sequence[str] | str,
     *,
@@ -67,11 +63,13 @@ def prepare(
     record: bool = True,
     ticket: str | None = None,
     profile: str | None = None,
+    level: Level | None = None,
 ) -> Prepared:
     """Judge `command` (an argv list, or a shell text) and decide how it would
-    run, with the policy's sandbox `profile` when one is named. Never raises
-    for a refusal: the decision says it; `ValueError` for a profile (or
-    context) the policy does not have."""
+    run, with the policy's sandbox `profile` when one is named; `level` is
+    `probe(force_level)` when already found. Never raises for a refusal: the
+    decision says it; `ValueError` for a profile (or context) the policy does
+    not have."""
     from redline.gatekeeper import Gate
     from redline.policy.load import PolicyError
     from redline.secrets import scrub
@@ -90,11 +88,12 @@ def prepare(
             repair="the owner must fix the policy (`redline policy lint`); until then nothing runs",
             code=POLICY_UNAVAILABLE,
         )
-        return Prepared(text, argv, refused, probe(force_level), {}, (), (), where, False, ())
+        found = level if level is not None else probe(force_level)
+        return Prepared(text, argv, refused, found, {}, (), (), where, False, ())
     settings = gate.policy.run
     if profile is not None:
         settings = settings.with_profile(profile)
-    level = probe(force_level)
+    level = level if level is not None else probe(force_level)
     if settings.enforce == "off":
         level = Level(NONE, "the policy says `enforce: off`")
     scrubbed = scrub(env_in, settings.env_pass)
@@ -217,18 +216,28 @@ def execute(
     environ: Mapping[str, str] | None = None,
     temp_dirs: Sequence[str] | None = None,
     max_procs: int = DEFAULT_MAX_PROCS,
+    started: Started | None = None,
 ) -> int:
-    """Run an allowed command; its exit status. Raises `SandboxFailed`."""
+    """Run an allowed command; its exit status. Raises `SandboxFailed`.
+    `started` (from `spawn.start_early`) is used when it launches this very
+    command under the level decided, else ended."""
     from redline.policy.model import RunSettings
-    from redline.sandbox.launch import launch
-    from redline.sandbox.pids import make_bound
     from redline.sandbox.plan import make_plan
 
     if prepared.decision.verdict is not Verdict.ALLOW:
+        if started is not None:
+            started.cancel()
         raise ValueError("only an allowed command runs")
     env_in = os.environ if environ is None else environ
     settings = RunSettings(writable=prepared.writable, network=prepared.network)
     plan = make_plan(prepared.cwd, env_in, settings, temp_dirs=temp_dirs, max_procs=max_procs)
+    if started is not None:
+        if prepared.level.name == NAMESPACES and started.command == prepared.argv:
+            return started.run(plan, prepared.env)
+        started.cancel()
+    from redline.sandbox.launch import launch
+    from redline.sandbox.pids import make_bound
+
     bound = make_bound(max_procs)
     return launch(prepared.argv, plan, prepared.level, prepared.env, bound)
 

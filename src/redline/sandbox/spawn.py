@@ -1,0 +1,239 @@
+"""The namespace sandbox's launch, started before the verdict (issue #14,
+latency): the process that will become bwrap is spawned while redline is
+still loading and judging, does the slow part of its setup then, and waits.
+
+Joining the run's pids cgroup moves a process between cgroups, and on cgroup
+v1 (and v2 without `favordynmods`) the kernel waits for an RCU grace period
+to do that: ~10 ms here, as long as the rest of the launch. Python's
+`preexec_fn` would also make it a fork of the whole interpreter with Python
+running in the child. Instead, `start` spawns a small shell (`posix_spawn`,
+no Python in the child) in a process group of its own, which
+
+1. ignores SIGINT/SIGTERM/SIGHUP/SIGQUIT (bwrap inherits that; the command
+   gets them back at their defaults through `env --default-signal`),
+2. joins the run's cgroup (or sets `ulimit -u` for the rlimit bound), and
+3. waits for the line `go` on descriptor 4; on anything else (redline
+   refused the command, failed, or died: end of file) it exits 125 and
+   nothing runs;
+4. then becomes `bwrap --args 3 -- COMMAND`: bwrap reads its options (the
+   plan's binds, the scrubbed environment, `--seccomp 9`, `--chdir`) from
+   descriptor 3, a memory file redline fills completely before it says go.
+
+The command, its argv fixed when the shell starts, is what redline judges;
+the options depend on the policy, so they come after it. `run` hands over
+the terminal, says go, forwards signals and waits, as `launch` does.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import signal
+from collections.abc import Mapping, Sequence
+
+from redline.sandbox.launch import (
+    FORWARDED,
+    Forwarder,
+    SandboxFailed,
+    default_signals,
+    foreground_tty,
+    give_terminal,
+    signal_group,
+    wait,
+)
+from redline.sandbox.level import NAMESPACES, probe
+from redline.sandbox.pids import CGROUP, RLIMIT, Bound, sweep
+from redline.sandbox.programs import shell_argv
+
+TYPE_CHECKING = False  # a run spawns this before loading the judge: only what it needs
+if TYPE_CHECKING:
+    from redline.sandbox.level import Level
+    from redline.sandbox.plan import Plan
+
+ARGS_FD, GO_FD, SECCOMP_FD = 3, 4, 9
+SHELL = "/bin/sh"
+# $1: the cgroup's `cgroup.procs` or empty; $2: the rlimit or empty; then bwrap's argv.
+SCRIPT = (
+    "trap '' INT TERM HUP QUIT\n"
+    '[ -z "$1" ] || echo 0 > "$1" || exit 125\n'
+    '[ -z "$2" ] || ulimit -u "$2" || exit 125\n'
+    "IFS= read -r go <&4 || exit 125\n"
+    '[ "$go" = go ] || exit 125\n'
+    "exec 4<&-\n"
+    "shift 2\n"
+    'exec "$@"\n'
+)
+FAILED = 125
+
+
+def _high(fd: int) -> int:
+    """A close-on-exec copy of `fd` above the descriptors the child gets, so
+    no `dup2` of the spawn overwrites another's source."""
+    try:
+        return fcntl.fcntl(fd, fcntl.F_DUPFD_CLOEXEC, 10)
+    finally:
+        os.close(fd)
+
+
+class Started:
+    """A launch waiting for `run` (go) or `cancel`; one of the two must follow."""
+
+    def __init__(
+        self, pid: int, bound: Bound, args: int, go: int, command: list[str], filtered: bool
+    ) -> None:
+        self.pid = pid
+        self.bound = bound
+        self.command = command
+        self.filtered = filtered
+        self._args = args
+        self._go: int | None = go
+
+    def run(self, plan: Plan, env: Mapping[str, str]) -> int:
+        """Fill in bwrap's options, say go, and pass everything through until
+        the command ends: its exit status. Raises `SandboxFailed` when the
+        waiting launch is gone (nothing ran)."""
+        from redline.sandbox.bwrap import options
+
+        go, self._go = self._go, None
+        if go is None:
+            raise ValueError("a launch runs once")
+        words = options(plan, SECCOMP_FD if self.filtered else None, env)
+        data = b"".join(os.fsencode(word) + b"\0" for word in words)
+        tty = foreground_tty()
+        forward = Forwarder()
+        previous = {sig: signal.signal(sig, forward) for sig in FORWARDED}
+        try:
+            try:
+                _write_all(self._args, data)
+                if tty is not None:  # before go: the command starts in the foreground
+                    give_terminal(tty, self.pid)
+                os.write(go, b"go\n")  # 3 bytes: one atomic write
+            except OSError as error:
+                self._end()
+                raise SandboxFailed(f"the sandbox's launch is gone: {error}") from None
+            finally:
+                os.close(go)
+                os.close(self._args)
+            forward.start(self.pid)
+            sweep()  # bounds left by launches whose redline died before go; while bwrap starts
+            return wait(self.pid, tty)
+        finally:
+            for sig, handler in previous.items():
+                signal.signal(sig, handler)
+            if tty is not None:
+                give_terminal(tty, os.getpgrp())
+            self.bound.close()
+
+    def cancel(self) -> None:
+        """Nothing runs: the waiting shell is ended and the bound removed."""
+        if self._go is None:
+            return
+        os.close(self._go)
+        self._go = None
+        os.close(self._args)
+        self._end()
+        self.bound.close()
+
+    def _end(self) -> None:
+        """The waiting shell (its own process group) killed and reaped."""
+        signal_group(self.pid, signal.SIGKILL)
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            return
+
+
+def _closes(keep: set[int | None]) -> list[tuple[int, ...]]:
+    """Close every other descriptor redline could pass on (as `Popen`'s
+    `close_fds` does): the command gets stdin, stdout and stderr only."""
+    try:
+        names = os.listdir("/proc/self/fd")
+    except OSError as error:
+        raise SandboxFailed(f"the open descriptors cannot be listed: {error}") from None
+    actions: list[tuple[int, ...]] = []
+    for name in names:
+        fd = int(name)
+        if fd > 2 and fd not in keep:
+            try:
+                inherited = os.get_inheritable(fd)
+            except OSError:  # the listing's own descriptor, closed by now
+                continue
+            if inherited:
+                actions.append((os.POSIX_SPAWN_CLOSE, fd))
+    return actions
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    offset = 0
+    while offset < len(view):
+        offset += os.pwrite(fd, view[offset:], offset)
+
+
+def start(command: list[str], level: Level, bound: Bound) -> Started:
+    """Spawn the launch of `command` under the namespace sandbox, waiting for
+    go. Raises `SandboxFailed` (the bound is removed) when it cannot start."""
+    from redline.sandbox import seccomp
+
+    if level.bwrap is None:
+        raise ValueError("the namespace sandbox needs bwrap")
+    procs = ""
+    if bound.mechanism == CGROUP and bound.path:
+        procs = os.path.join(bound.path, "cgroup.procs")
+    rlimit = str(bound.limit) if bound.mechanism == RLIMIT else ""
+    args = go_read = go_write = filter_read = None
+    try:
+        args = _high(os.memfd_create("redline-bwrap-options"))
+        pipe = os.pipe()
+        go_read = _high(pipe[0])
+        go_write = _high(pipe[1])
+        actions: list[tuple[int, ...]] = [
+            (os.POSIX_SPAWN_DUP2, args, ARGS_FD),
+            (os.POSIX_SPAWN_DUP2, go_read, GO_FD),
+        ]
+        bwrap = [level.bwrap, "--args", str(ARGS_FD)]
+        if seccomp.supported():
+            filter_read = _high(seccomp.pipe_with_program())
+            actions.append((os.POSIX_SPAWN_DUP2, filter_read, SECCOMP_FD))
+        actions += _closes(keep={args, go_read, go_write, filter_read})
+        inside = default_signals(command)
+        argv = [SHELL, "-c", SCRIPT, "redline-launch", procs, rlimit, *bwrap, "--", *inside]
+        pid = os.posix_spawn(
+            SHELL,
+            argv,
+            {"PATH": os.defpath},
+            file_actions=actions,
+            setpgroup=0,
+            setsigmask=(),
+            setsigdef=(signal.SIGPIPE, signal.SIGXFSZ),  # Python ignores these
+        )
+    except OSError as error:
+        for fd in (args, go_write):
+            if fd is not None:
+                os.close(fd)
+        bound.close()
+        raise SandboxFailed(f"the command cannot be started in the sandbox: {error}") from None
+    finally:
+        for fd in (go_read, filter_read):
+            if fd is not None:
+                os.close(fd)
+    return Started(pid, bound, args, go_write, command, filter_read is not None)
+
+
+def start_early(
+    command: Sequence[str] | str, force_level: str | None, max_procs: int
+) -> tuple[Level, Started | None]:
+    """The sandbox level, and where it is the namespace sandbox, the launch
+    of `command` spawned already (`sandbox.spawn`): its slow setup (joining
+    the process bound) then overlaps the judging. It runs nothing until
+    `sandbox.run.execute` says go; `Started.cancel` ends it."""
+    from redline.sandbox.pids import make_bound
+
+    level = probe(force_level)
+    if level.name != NAMESPACES or level.bwrap is None:
+        return level, None
+    argv = shell_argv(command) if isinstance(command, str) else list(command)
+    try:
+        return level, start(argv, level, make_bound(max_procs))
+    except SandboxFailed:  # `execute` tries again, and says why if it fails
+        return level, None

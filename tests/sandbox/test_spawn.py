@@ -1,0 +1,54 @@
+"""The namespace sandbox's launch spawned before the verdict
+(`sandbox.spawn`): it runs nothing until told to, a cancelled one leaves no
+process bound behind, and the command gets no descriptor of redline's
+beyond stdin, stdout and stderr. Every command here is harmless."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from redline.sandbox import spawn
+from redline.sandbox.level import NAMESPACES, probe
+from redline.sandbox.pids import make_bound
+from redline.sandbox.plan import make_plan
+
+LEVEL = probe()
+pytestmark = pytest.mark.skipif(LEVEL.name != NAMESPACES, reason="needs the namespace sandbox")
+
+
+@pytest.fixture
+def env(tmp_path: Path) -> dict[str, str]:
+    (tmp_path / "home").mkdir()
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": str(tmp_path / "home"),
+        "REDLINE_HOME": str(tmp_path / "redline"),
+    }
+
+
+def test_a_cancelled_launch_runs_nothing_and_removes_its_bound(tmp_path: Path) -> None:
+    bound = make_bound(64)
+    started = spawn.start(["touch", str(tmp_path / "ran")], LEVEL, bound)
+    started.cancel()
+    assert not (tmp_path / "ran").exists()
+    assert bound.path is None or not os.path.exists(bound.path)
+    with pytest.raises(ChildProcessError):
+        os.waitpid(started.pid, os.WNOHANG)  # reaped
+
+
+def test_the_command_gets_only_stdin_stdout_and_stderr(tmp_path: Path, env: dict[str, str]) -> None:
+    leaked = os.open(os.devnull, os.O_RDONLY)
+    os.set_inheritable(leaked, True)  # as a host's descriptor may be
+    try:
+        out = tmp_path / "fds"
+        command = ["sh", "-c", f"ls /proc/self/fd > {out}; exit 3"]
+        started = spawn.start(command, LEVEL, make_bound(64))
+        plan = make_plan(str(tmp_path), env, temp_dirs=(str(tmp_path),))
+        assert started.run(plan, env) == 3
+    finally:
+        os.close(leaked)
+    # the shell's own `ls` opens one more: the directory it lists
+    assert sorted(int(fd) for fd in out.read_text().split()) == [0, 1, 2, 3]
