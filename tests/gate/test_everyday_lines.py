@@ -117,3 +117,32 @@ def test_a_remembered_verdict_is_not_reused_once_the_machine_answers_otherwise(
     )
     del world.files["/srv/app/tests/conftest.py"]
     assert _write(gate, "/srv/app/Makefile", "# v3\n" + text)[0] == "allow"
+
+
+def test_another_threads_depth_never_hides_a_file() -> None:
+    """The depth of files written by files is per thread: a process judging
+    several calls at once (Hermes runs tools in threads) must not see
+    another call's depth and judge nothing."""
+    import threading
+
+    from redline.runs_later import judge
+
+    text = "all:\n\trm -rf ~\n"
+    assert judge.judge("Makefile", text, "/srv/app")
+    inside = threading.Event()
+    leave = threading.Event()
+
+    def deep() -> None:
+        judge._depths[threading.get_ident()] = judge.MAX_DEPTH
+        inside.set()
+        leave.wait(10)
+        del judge._depths[threading.get_ident()]
+
+    other = threading.Thread(target=deep)
+    other.start()
+    try:
+        assert inside.wait(10)
+        assert judge.judge("Makefile", text + "\n", "/srv/app")
+    finally:
+        leave.set()
+        other.join(10)

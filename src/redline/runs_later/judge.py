@@ -11,6 +11,7 @@ is not counted.
 
 from __future__ import annotations
 
+from _thread import get_ident
 from collections.abc import Callable
 
 from redline.decision import Severity
@@ -57,7 +58,10 @@ _SENDERS = frozenset({"curl", "wget", "nc", "ncat", "netcat", "socat", "http", "
                       "gsutil"})  # fmt: skip
 # A fragment's line (an edit's new text) less its YAML or JSON key: `- run: CMD`.
 _KEY_PREFIX = lazy_regex(r"""^\s*(?:-\s+)?(?:["']?[\w.-]+["']?\s*:\s*[|>]?[-+]?\s*)?""")
-_depth = [0]
+# How deep this thread is in files written by files: per thread, since a
+# process may judge several calls at once (Hermes runs tools in threads), and
+# one thread's depth must never make another's file look too deep to judge.
+_depths: dict[int, int] = {}
 # Findings per list of commands, folder and depth (`everyday.Verdicts`).
 _VERDICTS = Verdicts(64)
 
@@ -128,13 +132,18 @@ def judge(path: str, text: str, cwd: str | None, whole: bool = True) -> list[Fin
     allow; `[]` when its commands are ordinary, or `path` runs nothing.
     `whole` is false for a piece of the file (an edit's new text)."""
     kind = places.format_of(path) or (places.SHELL if text.startswith("#!") else None)
-    if kind is None or _depth[0] >= MAX_DEPTH:
+    me = get_ident()
+    depth = _depths.get(me, 0)
+    if kind is None or depth >= MAX_DEPTH:
         return []
-    _depth[0] += 1
+    _depths[me] = depth + 1
     try:
-        return _judge(kind, text[:MAX_TEXT], _folder(path, cwd), whole)
+        return _judge(kind, text[:MAX_TEXT], _folder(path, cwd), whole, depth + 1)
     finally:
-        _depth[0] -= 1
+        if depth:
+            _depths[me] = depth
+        else:
+            del _depths[me]
 
 
 def _folder(path: str, cwd: str | None) -> str | None:
@@ -146,11 +155,11 @@ def _folder(path: str, cwd: str | None) -> str | None:
     return normal.rsplit("/", 1)[0] or "/"
 
 
-def _judge(kind: str, text: str, cwd: str | None, whole: bool) -> list[Finding]:
+def _judge(kind: str, text: str, cwd: str | None, whole: bool, depth: int) -> list[Finding]:
     steps = commands_of(kind, text, whole)
     # The findings are a function of the commands alone (not the comments
     # or layout around them): the same commands are judged once per process.
-    key = (kind, tuple(steps), cwd, _depth[0])
+    key = (kind, tuple(steps), cwd, depth)
     known: list[Finding] | None = _VERDICTS.get(key)
     if known is None:
         known = _judge_steps(kind, steps, cwd)
