@@ -12,10 +12,11 @@ run after redline's allow: that start never runs.
 from __future__ import annotations
 
 from redline.gate.hooks_off import switches_hooks_off
+from redline.gate.program_names import AGENTS as AGENTS
+from redline.gate.program_names import PACKAGERS as PACKAGERS
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
 
-AGENTS = frozenset({"claude", "codex", "gemini", "hermes", "claude-code", "qwen", "opencode"})
 # Options that choose where an agent loads its settings, plugins or hooks from.
 _SETTINGS_OPTIONS = {
     "claude": ("--settings", "--setting-sources", "--plugin-dir"),
@@ -48,8 +49,7 @@ _INSTALL_VERBS = frozenset({"install", "add", "enable", "link", "update", "new",
                             "trust", "approve", "allow"})  # fmt: skip
 # Verbs that turn a plugin or hook off: the gate may be one (Hermes loads it as a plugin).
 _REMOVE_VERBS = frozenset({"disable", "remove", "uninstall", "rm", "delete", "unlink", "off"})
-# Package managers, and the verbs that change what is installed.
-PACKAGERS = frozenset({"pip", "pip3", "pipx", "uv", "conda", "mamba", "poetry", "pdm"})
+# The verbs of package managers (`PACKAGERS`) that change what is installed.
 _PACKAGE_VERBS = frozenset({"install", "uninstall", "remove", "reinstall", "upgrade", "add",
                             "inject", "sync"})  # fmt: skip
 

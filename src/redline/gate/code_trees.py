@@ -11,6 +11,7 @@ from __future__ import annotations
 import os
 
 from redline.gate.patchfile import patch_paths
+from redline.gate.program_names import CODE_TREE_PROGRAMS
 from redline.shell import paths
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
@@ -19,7 +20,7 @@ TYPE_CHECKING = False  # not `typing`'s: kept off the hook's start (ADR 0004)
 if TYPE_CHECKING:
     from redline.gate.never_run import Guard
 
-PROGRAMS = frozenset({"git", "patch", "pyenv", "asdf", "uv"})
+PROGRAMS = CODE_TREE_PROGRAMS
 # Verbs that rewrite a work tree's files (or the Python installs).
 _GIT_REWRITES = frozenset({"checkout", "stash", "restore", "reset", "switch", "clean",
                            "merge", "rebase", "pull", "am", "cherry-pick", "revert", "apply",

@@ -8,10 +8,8 @@ import functools
 import re
 from collections.abc import Iterator
 
-from redline.gate import processes
 from redline.gate.protected import NeverRunKind, Places
 from redline.gate.world import World
-from redline.shell import kill_targets
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import interpreter_family
 from redline.shell.invocation import Invocation
@@ -195,6 +193,10 @@ def process_hits(
     name = inv.name
     if name not in SIGNALLERS:
         return  # most commands: the names pattern is not even compiled
+    # Here, not at the top: most calls signal nothing (kept off a hook's start).
+    from redline.gate import processes
+    from redline.shell import kill_targets
+
     names = _names_pattern(_gate_names(places))
     operands = [w.value for w in inv.options.operands]
     if name in _KILLERS:
@@ -256,6 +258,8 @@ def process_hits(
 
 def proc_hit(inv: Invocation, analysis: Analysis, places: Places, world: World) -> str | None:
     """A process of the gate seen through `/proc/PID/...` (`processes.proc_hit`)."""
+    from redline.gate import processes  # only for a `/proc` path: see `process_hits`
+
     return processes.proc_hit(inv, analysis, _names_pattern(_gate_names(places)), world)
 
 

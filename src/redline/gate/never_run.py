@@ -14,14 +14,13 @@ from collections.abc import Iterator
 from redline.decision import RuleHit, Severity, Span
 from redline.fasttuple import NamedTuple
 from redline.gate import (
-    agent_launch,
-    code_trees,
     gate_environment,
     liveness,
     loopback,
     needles,
     own_cli,
     path_words,
+    program_names,
     script_files,
     script_judge,
     service_contact,
@@ -298,15 +297,20 @@ class Guard(NamedTuple):
             if where:
                 yield self.hit(NeverRunKind.SELF_APPROVAL, span, where)
         base = name.rsplit("/", 1)[-1] if "/" in name else name
-        if base in agent_launch.AGENTS or base in agent_launch.PACKAGERS:
+        # The modules for these programs load only when one runs (a hook's start).
+        if base in program_names.AGENTS or base in program_names.PACKAGERS:
+            from redline.gate import agent_launch
+
             where = (
                 agent_launch.leaves_gate_out(inv, analysis.text)
-                if base in agent_launch.AGENTS
+                if base in program_names.AGENTS
                 else agent_launch.changes_gate_package(inv)
             )
             if where:
                 yield self.hit(NeverRunKind.GATE_CONFIG, span, where)
-        if base in code_trees.PROGRAMS:
+        if base in program_names.CODE_TREE_PROGRAMS:
+            from redline.gate import code_trees
+
             where = code_trees.changes_code(self, inv, analysis)
             if where:
                 yield self.hit(NeverRunKind.GATE_CONFIG, span, where)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from redline.decision import RuleHit, Span
-from redline.gate import agent_definitions, own_cli, run_files, script_files, script_memo
+from redline.gate import own_cli, run_files, script_files
 from redline.gate.protected import NeverRunKind
 from redline.gate.world import World
 from redline.shell import paths
@@ -39,6 +39,9 @@ def content_hits(
 ) -> Iterator[RuleHit]:
     """Text written into a file: hooks configuration, or a script that
     would do a never-run thing when it runs."""
+    # Here, not at the top: most calls write no file (kept off a hook's start).
+    from redline.gate import agent_definitions
+
     lowered = path.lower()
     if agent_definitions.declares_hooks(text, path):
         where = f"`{path}` would define an agent or skill with hooks"
@@ -103,6 +106,8 @@ def _shell_text_hits(
             analysis = analyze(shell)
         found = guard._replace(world=world).shell_hits(analysis, depth + 1)
         return list(_first(found))
+
+    from redline.gate import script_memo  # only for written shell text: see `content_hits`
 
     if len(shell) < script_memo.MIN_TEXT:
         return judge(guard.world)

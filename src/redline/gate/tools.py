@@ -13,7 +13,6 @@ from types import MappingProxyType
 
 from redline.fasttuple import NamedTuple
 from redline.gate.actions import Action, ActionKind, ToolCall
-from redline.gate.patchfile import patch_paths
 from redline.shell.lazy_regex import lazy_regex
 
 TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
@@ -230,8 +229,11 @@ def _read(call: ToolCall, spec: ToolSpec, args: Mapping[str, Any]) -> Action:
         kind, command, patch_texts = K.PATCH, None, [argv[1]]  # Codex shell running a patch
     if patch_texts and not paths:
         path_key = next((k for k in spec.patch if k in args), "patch")
-    for text in patch_texts:
-        paths.extend(patch_paths(text))
+    if patch_texts:
+        from redline.gate.patchfile import patch_paths  # only for a patch (a hook's start)
+
+        for text in patch_texts:
+            paths.extend(patch_paths(text))
     workdir, source = _workdir(call, spec, args) if kind is K.RUN else (None, "")
     urls = [u for key in spec.urls if key in args for u in _strings_of(args[key], key)]
     urls += [m.group(0) for key in spec.url_texts for m in _URL.finditer(_text(args.get(key)))]

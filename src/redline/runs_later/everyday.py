@@ -17,8 +17,8 @@ its judgement near linear in its *distinct, meaningful* lines:
 
 from __future__ import annotations
 
+from _thread import allocate_lock  # `threading.Lock`, without loading `threading`
 from collections import OrderedDict
-from threading import Lock
 
 from redline.shell.lazy_regex import lazy_regex
 
@@ -93,7 +93,7 @@ class Verdicts:
     def __init__(self, size: int) -> None:
         self.size = size
         self._entries: OrderedDict[Any, Any] = OrderedDict()
-        self._lock = Lock()
+        self._lock = allocate_lock()
 
     def get(self, key: Any) -> Any | None:
         with self._lock:

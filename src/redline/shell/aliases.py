@@ -10,7 +10,6 @@ from __future__ import annotations
 from redline.shell.carriers import quote
 from redline.shell.invocation import Invocation
 from redline.shell.model import Script, Word
-from redline.shell.parser import Parser
 
 
 def definitions(inv: Invocation) -> list[tuple[str, str]]:
@@ -41,6 +40,8 @@ def expand(
     if first.raw != first.value or first.value not in table or label(first.value) in via:
         return None
     value = table[first.value]
+    from redline.shell.parser import Parser  # only when an alias is used: see `analysis`
+
     script = Parser(value).parse_full()
     if _plain(script):
         words = tuple(w._replace(span=first.span) for w in script.commands[0].words)

@@ -27,7 +27,6 @@ from redline.shell import written_scripts as written
 from redline.shell.carriers import SOURCE
 from redline.shell.invocation import Invocation, command_name
 from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCommand, Word
-from redline.shell.parser import Parser
 from redline.shell.wrappers import (
     SCRIPT_JOINERS,
     WRAPPERS,
@@ -143,9 +142,13 @@ class _Builder:
             self._unknown_code(origin.fallback, depth, via, remote, context)
             if not text.strip(DYNAMIC + " \t\n;"):
                 return
-        script = (None if env or dynamic else fastpath.parse(text)) or Parser(
-            text, dict(env), dynamic
-        ).parse_full()
+        script = None if env or dynamic else fastpath.parse(text)
+        if script is None:
+            # Here, not at the top: most command lines take the fast path,
+            # and the general parser and its modules are ~1 ms of a hook's start.
+            from redline.shell.parser import Parser
+
+            script = Parser(text, dict(env), dynamic).parse_full()
         if "<(" in text or ">(" in text:
             self.process_substitution = True
         where = f" (inside {via[-1]})" if via else ""
