@@ -207,3 +207,19 @@ def test_text_without_any_hint_is_returned_as_is() -> None:
     assert redact_text("ls -la /srv/app") == "ls -la /srv/app"
     known = secret_values({"DEPLOY_TOKEN": "plain-words-here"})
     assert redact_text("echo plain-words-here", known) == "echo [REDACTED:env:DEPLOY_TOKEN]"
+
+
+@settings(max_examples=300)
+@given(
+    st.lists(
+        st.sampled_from(["_", "API", "AUTH", "ACCESS", "KEY", "TOKEN", "SECRET", "PASS", "PWD",
+                         "CREDENTIAL", "CREDENTIALS", "WORD", "D", "S", "X", "SOCK", "\u017f",
+                         "\u212a", "key", "Db", "\n"]),
+        max_size=6,
+    ).map("".join)
+)  # fmt: skip
+def test_the_substring_test_before_the_secret_name_pattern_changes_no_answer(name: str) -> None:
+    from redline.audit.redact import _NOT_SECRET_VARS, _SECRET_VAR
+
+    by_pattern = name.upper() not in _NOT_SECRET_VARS and _SECRET_VAR.search(name) is not None
+    assert is_secret_name(name) is by_pattern

@@ -345,10 +345,21 @@ _SECRET_VAR = lazy_regex(
     r"|password|passwd|secret"
 )
 _NOT_SECRET_VARS = frozenset({"PWD", "OLDPWD", "XAUTHORITY", "GPG_AGENT_INFO"})
+# Every name `_SECRET_VAR` matches ends with one of these or holds `passw`
+# or `secret` (lowercased): most names (`PATH`, `SSH_AUTH_SOCK`) are told
+# apart without compiling it in every hook. A name that is not ASCII (wider
+# case folding) or holds a line break (`$`) goes to the pattern.
+_SECRET_ENDINGS = ("key", "keys", "token", "tokens", "secret", "secrets", "pass", "pwd",
+                   "credential", "credentials", "auth")  # fmt: skip
 
 
 def is_secret_name(name: str) -> bool:
     """`GITHUB_TOKEN`, `AWS_SECRET_ACCESS_KEY`, `DB_PASSWORD`, `api_key`: yes. `PWD`: no."""
+    if name.isascii() and "\n" not in name:
+        lowered = name.lower()
+        named = "passw" in lowered or "secret" in lowered
+        if not named and not lowered.endswith(_SECRET_ENDINGS):
+            return False
     return name.upper() not in _NOT_SECRET_VARS and _SECRET_VAR.search(name) is not None
 
 
