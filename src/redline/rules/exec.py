@@ -9,7 +9,6 @@ from collections.abc import Iterator
 
 from redline.decision import Severity, Span
 from redline.rules.code import INLINE, STDIN, code_source, code_text, inline_code, safe_options
-from redline.rules.harmless import harmless
 from redline.rules.model import Rule, rule
 from redline.rules.network import fetches, remote_code
 from redline.rules.senders import args_from_stdin
@@ -59,6 +58,9 @@ def _inline_code(inv: Invocation, analysis: Analysis) -> bool:
     if found is None:
         return False
     family, code = found
+    # Here, not at the top: only a call that runs inline code needs the allowlist.
+    from redline.rules.harmless import harmless
+
     carried = carriers.inline_code(inv) == code  # its literal shell calls were analysed
     if safe_options(family, inv.values) and (
         harmless(family, code, carried) or (carried and _told_in_full(family, code))
@@ -72,6 +74,7 @@ def _told_in_full(family: str, code: str) -> bool:
     the analysis judged (`shutil.rmtree("build")` as `rm -rf -- build`)."""
     if family not in ("python", "pypy", "node", "nodejs", "bun"):
         return False
+    from redline.rules.harmless import harmless
     from redline.shell.code_sinks import code_sinks
 
     rest = code_sinks(code, family).rest
