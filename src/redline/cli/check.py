@@ -94,6 +94,16 @@ def run(args: Args) -> int:
         return exitcodes.POLICY_FAILED
 
 
+def _collect_again() -> None:
+    """A batch judges many lines: the cyclic collector a check process starts
+    without (`cli.main._check_process`) runs again, past what is loaded."""
+    import gc
+
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
+
+
 def _run(args: Args) -> int:
     from redline.home import configured_policy
 
@@ -102,6 +112,7 @@ def _run(args: Args) -> int:
         gates.get()  # a broken policy stops every path before any verdict
     log = _Log(args.context, args.session) if args.record else None
     if args.batch:
+        _collect_again()
         rules_only = getattr(args, "rules_only", False)
         judge = lambda line: judge_any_line(line, gates, rules_only)  # noqa: E731
         try:
