@@ -138,7 +138,7 @@ def _check_process(args_list: list[str]) -> int:
     is out; no cyclic collection while the gate loads (they free nothing,
     ~1.5 ms); and no interpreter teardown after the answer (~3 ms for the
     modules a check loads): the process ends with `os._exit`. A batch turns
-    collection back on (`check.run`). An error or `SystemExit` ends the
+    collection back on (`cli.check`). An error or `SystemExit` ends the
     process as usual."""
     import gc
     import os
