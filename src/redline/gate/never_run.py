@@ -271,15 +271,9 @@ class Guard(NamedTuple):
         span, name = inv.span, inv.name
         args = own_cli.redline_args(inv, analysis.text) if own_cli.may_be_redline(name) else None
         if args is not None:
-            verdict = own_cli.judge(args, inv.appended_args)
+            verdict = own_cli.judge_run(args, inv.appended_args, analysis.text)
             if verdict is not None:
                 yield self.hit(verdict[0], span, verdict[1])
-            elif (loads := own_cli.code_loading(analysis.text, args)) is not None:
-                yield self.hit(
-                    NeverRunKind.GATE_PROCESS,
-                    span,
-                    f"redline run with `{loads}` set would load code the gate did not ship",
-                )
         if self.may_name(inv) or path_words.may_hide(self, inv, analysis):
             found = self._path_hits(inv, analysis) or service_contact.socket_hit(self, inv)
             if found is not None:

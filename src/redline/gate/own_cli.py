@@ -203,6 +203,16 @@ def code_loading(text: str, args: tuple[str, ...] = ()) -> str | None:
     return match.group(0) if match else None
 
 
+def judge_run(args: tuple[str, ...], appended: bool, text: str) -> tuple[NeverRunKind, str] | None:
+    """`judge`, and redline's command line run in `text` with a variable
+    or option that makes it load code the gate did not ship."""
+    verdict = judge(args, appended)
+    if verdict is None and (loads := code_loading(text, args)) is not None:
+        why = f"redline run with `{loads}` set would load code the gate did not ship"
+        return NeverRunKind.GATE_PROCESS, why
+    return verdict
+
+
 def judge(args: tuple[str, ...], appended: bool = False) -> tuple[NeverRunKind, str] | None:
     """The never-run kind and the reason for redline's command line with
     `args`, or `None` when it only reads or judges."""
