@@ -153,10 +153,8 @@ def _add_workers(service: Any, args: argparse.Namespace, listeners: list[socket.
 
 
 def run(args: argparse.Namespace) -> int:
-    import uvicorn
-
     from redline.approve import install_secrets
-    from redline.approve.app import build, server_config
+    from redline.approve.app import build, server_config, service_server
     from redline.approve.paths import ServicePaths
     from redline.approve.service import Service
     from redline.approve.signing import Signer
@@ -252,7 +250,7 @@ def run(args: argparse.Namespace) -> int:
         web=web,
         relays=relays,
     )
-    server = uvicorn.Server(server_config(app))
+    server = service_server(server_config(app), service)
     sys.stderr.write(
         f"redline serve: hooks connect to {paths.hook_socket}"
         + (f", web page on http://127.0.0.1:{sockets[2].getsockname()[1]}" if web else "")
