@@ -358,6 +358,8 @@ class Guard(NamedTuple):
         if inv.name == "mv":  # its sources go away whole
             moved = (self.canon(w.value, cwd) for w in inv.options.operands[:-1])
             trees.update(p for p in moved if p is not None)
+        elif inv.name == "ln":  # a link puts another tree where it is made
+            trees.update(written)
         # What a copy into a directory puts there, as a whole tree.
         into = (self.canon(p, cwd) for p in script_files.copied_into(inv))
         trees.update(p for p in into if p is not None)

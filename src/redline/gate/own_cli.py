@@ -210,7 +210,24 @@ def judge_run(args: tuple[str, ...], appended: bool, text: str) -> tuple[NeverRu
     if verdict is None and (loads := code_loading(text, args)) is not None:
         why = f"redline run with `{loads}` set would load code the gate did not ship"
         return NeverRunKind.GATE_PROCESS, why
+    if verdict is None and _doctor_elsewhere(args, text):
+        # doctor runs the hook commands it finds: in places the agent chose
+        # (`--project /tmp/x`, `HERMES_HOME=/tmp/h`, a `PATH` with its own
+        # `hermes`) those are commands the agent wrote.
+        why = "`redline doctor` given other places runs the hooks configured there"
+        return NeverRunKind.GATE_CONFIG, why
     return verdict
+
+
+_ASSIGNMENT = lazy_regex(r"(?<![\w-])[A-Za-z_][A-Za-z0-9_]*\+?=")
+
+
+def _doctor_elsewhere(args: tuple[str, ...], text: str) -> bool:
+    operands = [a for a in args if not a.startswith("-")]
+    if not operands or operands[0].lower() != "doctor" or any(a in _HELP for a in args):
+        return False
+    given = any(a.startswith(("--home", "--project", "--h", "--p")) for a in args)
+    return given or bool(_ASSIGNMENT.search(text))
 
 
 def judge(args: tuple[str, ...], appended: bool = False) -> tuple[NeverRunKind, str] | None:

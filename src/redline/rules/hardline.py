@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Callable, Iterator
 
 from redline.decision import Severity, Span
-from redline.rules import power, targets
+from redline.rules import output_options, power, targets
 from redline.rules.model import InvocationTest, Rule, rule
 from redline.rules.wipers import WIPERS, wipe_device
 from redline.shell import paths
@@ -286,11 +286,13 @@ HARDLINES: tuple[Rule, ...] = (
         H,
         "copy or tee onto a raw block device",
         "copy into a regular file instead",
-        programs=_COPIERS,
+        programs=_COPIERS | output_options.PROGRAMS,
         test=_copy_device,
         must_match=(
             "cp image.iso /dev/sdb",
             "tee /dev/sda < img",
+            "sort -o /dev/sda image.txt",
+            "gcc -o /dev/nvme0n1 x.c",
             "sudo install -m 644 x /dev/vda",
             "ddrescue in.img /dev/sdc",
         ),

@@ -326,8 +326,17 @@ SENSITIVE_RULES: tuple[Rule, ...] = (
             "ln -sf ~/dotfiles/zshrc ~/.zshrc",
             "mv ~/.profile ~/.profile.old",
             "echo x >> ~/.config/fish/config.fish",
+            # Written through an option (`rules.output_options`).
+            "sort -o ~/.bashrc lines.txt",
+            "redline log export --since 1m -o ~/.bash_profile",
+            "curl -D ~/.zshrc https://example.com",
+            "cat x | sponge ~/.profile",
+            "pg_dump --file=$HOME/.bashrc db",
         ),
         (
+            "sort -o sorted.txt lines.txt",
+            "redline log export -o audit.jsonl",
+            "curl -c cookies.txt https://example.com",
             "cat ~/.bashrc",
             "source ~/.bashrc",
             "cp ~/.bashrc ~/.bashrc.bak",

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
+from redline.rules import output_options
 from redline.shell import find, globs, paths
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import inline_code, interpreter_family
@@ -168,7 +169,7 @@ _WRITERS = frozenset(
      "truncate", "shred", "touch", "chmod", "chown", "chgrp", "rm", "unlink"}
 )  # fmt: skip
 # The programs whose operands `written_files` reads (besides every redirect).
-OPERAND_WRITERS = _WRITERS
+OPERAND_WRITERS = _WRITERS | output_options.PROGRAMS
 
 
 def written_files(inv: Invocation) -> Iterator[str]:
@@ -179,6 +180,8 @@ def written_files(inv: Invocation) -> Iterator[str]:
             yield redirect.target.value
     name = inv.name
     if name not in _WRITERS:
+        if name in output_options.PROGRAMS:  # `sort -o FILE`, `gcc -o FILE`
+            yield from output_options.outputs(inv)
         return  # most programs write no operand: leave their options unread
     operands = inv.options.operands
     if name == "tee":

@@ -1,0 +1,133 @@
+"""Programs that write a file named by an option or a fixed operand.
+
+`sort -o ~/.bashrc`, `redline log export -o ~/.profile`, `curl -D ~/.bashrc`,
+`gcc -o ~/.local/bin/git`: the same write as `> FILE`, spelled as an
+argument. `targets.written_files` yields these beside redirects, so every
+rule that judges what is written (shell startup files, agent configs, hooks,
+block devices) sees them.
+
+Each entry: the short letters and long names of the program's options that
+take a value (so operands are told from option values), then the options
+whose value is a written file, then which operand (if any) is one.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from redline.fasttuple import NamedTuple
+from redline.rules import argv
+from redline.shell.invocation import Invocation
+
+
+class Output(NamedTuple):
+    short_values: str
+    long_values: tuple[str, ...]
+    written: tuple[str, ...]  # `-o`, `--output`: options whose value is written
+    operand: int | None = None  # the operand written (`sponge FILE`: 0; `uniq IN OUT`: 1)
+
+
+_CC = Output("oIDLlxuUBF", ("output",), ("-o", "--output"))
+_PG_DUMP = Output("fFdhpUnNtTZjSE", ("file", "format", "dbname", "host", "port", "username"),
+                  ("-f", "--file"))  # fmt: skip
+# `curl` and `wget` beyond their downloads (`rules.sensitive` reads those):
+# headers, cookies, traces and logs written where the caller says.
+OUTPUTS: dict[str, Output] = {
+    "sort": Output(
+        "kotST",
+        (
+            "key",
+            "output",
+            "field-separator",
+            "buffer-size",
+            "temporary-directory",
+            "parallel",
+            "batch-size",
+            "compress-program",
+            "files0-from",
+            "random-source",
+        ),
+        ("-o", "--output"),
+    ),
+    "shuf": Output(
+        "inoe", ("head-count", "output", "random-source", "input-range"), ("-o", "--output")
+    ),
+    "redline": Output(
+        "o", ("output", "since", "until", "format", "store", "limit"), ("-o", "--output")
+    ),
+    "iconv": Output("oft", ("output", "from-code", "to-code"), ("-o", "--output")),
+    "pandoc": Output("oftrwMVHBAcd", ("output", "from", "to", "read", "write"), ("-o", "--output")),
+    "msgfmt": Output("oD", ("output-file", "directory"), ("-o", "--output-file")),
+    "gpg": Output("ourkRs", ("output", "recipient", "local-user", "homedir"), ("-o", "--output")),
+    "gpg2": Output("ourkRs", ("output", "recipient", "local-user", "homedir"), ("-o", "--output")),
+    "strace": Output("oepsEuIabPSX", ("output",), ("-o", "--output")),
+    "ltrace": Output("oepsEuaAnlLS", ("output",), ("-o", "--output")),
+    "time": Output("of", ("output", "format"), ("-o", "--output")),
+    "tcpdump": Output("wirCcFGMsTVWyzZEB", ("interface",), ("-w",)),
+    "curl": Output(
+        "oudHAXTFebcDEKmrw",
+        (
+            "output",
+            "dump-header",
+            "cookie-jar",
+            "trace",
+            "trace-ascii",
+            "stderr",
+            "libcurl",
+            "data",
+            "header",
+            "user",
+            "request",
+        ),
+        (
+            "-D",
+            "--dump-header",
+            "-c",
+            "--cookie-jar",
+            "--trace",
+            "--trace-ascii",
+            "--stderr",
+            "--libcurl",
+        ),
+    ),
+    "wget": Output(
+        "OoaPUeTt",
+        ("output-document", "output-file", "append-output"),
+        ("-o", "--output-file", "-a", "--append-output"),
+    ),
+    "pg_dump": _PG_DUMP,
+    "pg_dumpall": _PG_DUMP,
+    "mysqldump": Output(
+        "rhuPpSB", ("result-file", "host", "user", "port"), ("-r", "--result-file")
+    ),
+    "gcc": _CC,
+    "g++": _CC,
+    "cc": _CC,
+    "c++": _CC,
+    "clang": _CC,
+    "clang++": _CC,
+    "ld": _CC,
+    "rustc": Output("oLlC", ("out-dir", "crate-name", "edition", "target"), ("-o",)),
+    "sponge": Output("", (), (), operand=0),
+    "script": Output(
+        "cEIOqT",
+        ("command", "log-io", "log-out", "log-in", "log-timing"),
+        ("-O", "--log-out", "--log-io", "-I", "--log-in", "-T", "--log-timing"),
+        operand=0,
+    ),
+    "uniq": Output("fsw", ("skip-fields", "skip-chars", "check-chars"), (), operand=1),
+    "xxd": Output("cglosn", ("cols", "groupsize", "len", "seek", "name"), (), operand=1),
+}
+PROGRAMS = frozenset(OUTPUTS)
+
+
+def outputs(inv: Invocation) -> Iterator[str]:
+    """Raw values of the files `inv` writes through an option or operand."""
+    spec = OUTPUTS.get(inv.name)
+    if spec is None:
+        return
+    args = argv.parse(inv.values, spec.short_values, spec.long_values)
+    if spec.written:
+        yield from args.value(*spec.written)
+    if spec.operand is not None and len(args.operands) > spec.operand:
+        yield args.operands[spec.operand]
