@@ -52,3 +52,20 @@ def test_the_command_gets_only_stdin_stdout_and_stderr(tmp_path: Path, env: dict
         os.close(leaked)
     # the shell's own `ls` opens one more: the directory it lists
     assert sorted(int(fd) for fd in out.read_text().split()) == [0, 1, 2, 3]
+
+
+@pytest.mark.parametrize("fd", [spawn.GO_FD, spawn.SECCOMP_FD])
+def test_no_other_process_can_say_go_or_change_the_options(tmp_path: Path, fd: int) -> None:
+    """Another process of the same user (an agent's, outside the sandbox) can
+    open a pipe or memory file of the waiting launch through `/proc/PID/fd`:
+    say go, or change bwrap's options or filter, before any verdict. The
+    launch's descriptors are sockets, which cannot be opened that way."""
+    started = spawn.start(["touch", str(tmp_path / "ran")], LEVEL, make_bound(64))
+    try:
+        if fd == spawn.SECCOMP_FD and not os.path.exists(f"/proc/{started.pid}/fd/{fd}"):
+            pytest.skip("no seccomp filter here")
+        with pytest.raises(OSError):
+            os.open(f"/proc/{started.pid}/fd/{fd}", os.O_WRONLY)
+    finally:
+        started.cancel()
+    assert not (tmp_path / "ran").exists()

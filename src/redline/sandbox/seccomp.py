@@ -97,11 +97,21 @@ def load(filter_bytes: bytes) -> None:
 
 
 def pipe_with_program() -> int:
-    """A read end holding the program, for `bwrap --seccomp FD`."""
+    """A read end holding the program, for `bwrap --seccomp FD`: a socket,
+    which no other process can open through `/proc/PID/fd` (a pipe can be:
+    drained and refilled with another filter before bwrap reads it)."""
     data = program()
-    read, write = os.pipe()
+    read, write = socket_pair()
     try:
-        os.write(write, data)  # a few hundred bytes: within any pipe's buffer
+        os.write(write, data)  # a few hundred bytes: within any socket's buffer
     finally:
         os.close(write)
     return read
+
+
+def socket_pair() -> tuple[int, int]:
+    """Two connected stream sockets' descriptors, close-on-exec."""
+    import _socket  # not `socket`: kept off a run's start
+
+    first, second = _socket.socketpair(_socket.AF_UNIX, _socket.SOCK_STREAM)
+    return first.detach(), second.detach()

@@ -15,9 +15,14 @@ no Python in the child) in a process group of its own, which
 3. waits for the line `go` on descriptor 4; on anything else (redline
    refused the command, failed, or died: end of file) it exits 125 and
    nothing runs;
-4. then becomes `bwrap --args 3 -- COMMAND`: bwrap reads its options (the
+4. then becomes `bwrap --args 4 -- COMMAND`: bwrap reads its options (the
    plan's binds, the scrubbed environment, `--seccomp 9`, `--chdir`) from
-   descriptor 3, a memory file redline fills completely before it says go.
+   the rest of descriptor 4, which redline writes after `go` and then ends.
+
+Descriptors 4 and 9 are ends of socket pairs, not pipes or memory files: any
+process of the same user can open another's pipe or memory file through
+`/proc/PID/fd/N` (and so say go, or change bwrap's options or filter, before
+any verdict); a socket cannot be opened that way.
 
 The command, its argv fixed when the shell starts, is what redline judges;
 the options depend on the policy, so they come after it. `run` hands over
@@ -50,7 +55,7 @@ if TYPE_CHECKING:
     from redline.sandbox.level import Level
     from redline.sandbox.plan import Plan
 
-ARGS_FD, GO_FD, SECCOMP_FD = 3, 4, 9
+GO_FD, SECCOMP_FD = 4, 9
 SHELL = "/bin/sh"
 # $1: the cgroup's `cgroup.procs` or empty; $2: the rlimit or empty; then bwrap's argv.
 SCRIPT = (
@@ -59,7 +64,6 @@ SCRIPT = (
     '[ -z "$2" ] || ulimit -u "$2" || exit 125\n'
     "IFS= read -r go <&4 || exit 125\n"
     '[ "$go" = go ] || exit 125\n'
-    "exec 4<&-\n"
     "shift 2\n"
     'exec "$@"\n'
 )
@@ -78,14 +82,11 @@ def _high(fd: int) -> int:
 class Started:
     """A launch waiting for `run` (go) or `cancel`; one of the two must follow."""
 
-    def __init__(
-        self, pid: int, bound: Bound, args: int, go: int, command: list[str], filtered: bool
-    ) -> None:
+    def __init__(self, pid: int, bound: Bound, go: int, command: list[str], filtered: bool) -> None:
         self.pid = pid
         self.bound = bound
         self.command = command
         self.filtered = filtered
-        self._args = args
         self._go: int | None = go
 
     def run(self, plan: Plan, env: Mapping[str, str]) -> int:
@@ -104,16 +105,14 @@ class Started:
         previous = {sig: signal.signal(sig, forward) for sig in FORWARDED}
         try:
             try:
-                _write_all(self._args, data)
                 if tty is not None:  # before go: the command starts in the foreground
                     give_terminal(tty, self.pid)
-                os.write(go, b"go\n")  # 3 bytes: one atomic write
+                _write_all(go, b"go\n" + data)  # the shell reads the line, bwrap the rest
             except OSError as error:
                 self._end()
                 raise SandboxFailed(f"the sandbox's launch is gone: {error}") from None
             finally:
-                os.close(go)
-                os.close(self._args)
+                os.close(go)  # the end of bwrap's options
             forward.start(self.pid)
             sweep()  # bounds left by launches whose redline died before go; while bwrap starts
             return wait(self.pid, tty)
@@ -130,7 +129,6 @@ class Started:
             return
         os.close(self._go)
         self._go = None
-        os.close(self._args)
         self._end()
         self.bound.close()
 
@@ -165,9 +163,8 @@ def _closes(keep: set[int | None]) -> list[tuple[int, ...]]:
 
 def _write_all(fd: int, data: bytes) -> None:
     view = memoryview(data)
-    offset = 0
-    while offset < len(view):
-        offset += os.pwrite(fd, view[offset:], offset)
+    while view:
+        view = view[os.write(fd, view) :]
 
 
 def start(command: list[str], level: Level, bound: Bound) -> Started:
@@ -181,21 +178,15 @@ def start(command: list[str], level: Level, bound: Bound) -> Started:
     if bound.mechanism == CGROUP and bound.path:
         procs = os.path.join(bound.path, "cgroup.procs")
     rlimit = str(bound.limit) if bound.mechanism == RLIMIT else ""
-    args = go_read = go_write = filter_read = None
+    go_read = go_write = filter_read = None
     try:
-        args = _high(os.memfd_create("redline-bwrap-options"))
-        pipe = os.pipe()
-        go_read = _high(pipe[0])
-        go_write = _high(pipe[1])
-        actions: list[tuple[int, ...]] = [
-            (os.POSIX_SPAWN_DUP2, args, ARGS_FD),
-            (os.POSIX_SPAWN_DUP2, go_read, GO_FD),
-        ]
-        bwrap = [level.bwrap, "--args", str(ARGS_FD)]
+        go_read, go_write = (_high(end) for end in seccomp.socket_pair())
+        actions: list[tuple[int, ...]] = [(os.POSIX_SPAWN_DUP2, go_read, GO_FD)]
+        bwrap = [level.bwrap, "--args", str(GO_FD)]
         if seccomp.supported():
             filter_read = _high(seccomp.pipe_with_program())
             actions.append((os.POSIX_SPAWN_DUP2, filter_read, SECCOMP_FD))
-        actions += _closes(keep={args, go_read, go_write, filter_read})
+        actions += _closes(keep={go_read, go_write, filter_read})
         inside = default_signals(command)
         argv = [SHELL, "-c", SCRIPT, "redline-launch", procs, rlimit, *bwrap, "--", *inside]
         pid = os.posix_spawn(
@@ -208,16 +199,15 @@ def start(command: list[str], level: Level, bound: Bound) -> Started:
             setsigdef=(signal.SIGPIPE, signal.SIGXFSZ),  # Python ignores these
         )
     except OSError as error:
-        for fd in (args, go_write):
-            if fd is not None:
-                os.close(fd)
+        if go_write is not None:
+            os.close(go_write)
         bound.close()
         raise SandboxFailed(f"the command cannot be started in the sandbox: {error}") from None
     finally:
         for fd in (go_read, filter_read):
             if fd is not None:
                 os.close(fd)
-    return Started(pid, bound, args, go_write, command, filter_read is not None)
+    return Started(pid, bound, go_write, command, filter_read is not None)
 
 
 def start_early(
