@@ -10,6 +10,8 @@ analysed as a command line, anything else as code.
 
 from __future__ import annotations
 
+import re
+
 from redline.shell import paths
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import (
@@ -92,8 +94,18 @@ def configures_hooks(text: str, path: str) -> bool:
     hooks, or runs the gate's hook (`redline hook`)."""
     if not is_config(path):
         return False
+    if "\\" in text:  # JSON and YAML read `\u0050reToolUse` as `PreToolUse`
+        text = _ESCAPE.sub(_unescape, text)
     lowered = text.lower()
     return any(word in lowered for word in _HOOK_WORDS) or "redline hook" in lowered
+
+
+_ESCAPE = lazy_regex(r"\\(?:u([0-9a-fA-F]{4})|x([0-9a-fA-F]{2})|U([0-9a-fA-F]{8}))")
+
+
+def _unescape(match: re.Match[str]) -> str:
+    code = int(next(g for g in match.groups() if g is not None), 16)
+    return chr(code) if code < 0x110000 else match.group(0)
 
 
 COPIERS = frozenset({"cp", "ln", "install", "mv", "rsync"})
