@@ -147,6 +147,8 @@ def no_url_reaches(text: str, ports: frozenset[int], names: frozenset[str]) -> b
         if "://" in authority or authority.endswith(":") or len(authority) > 4000:
             return False
         match = _HOST_AND_PORT.match(authority)
+        if match is None:  # it always matches: what `_AUTHORITY` found
+            return False
         host, port = match.group(1), match.group(2)
         if "%" in host:
             from urllib.parse import unquote
