@@ -448,14 +448,7 @@ class Guard(NamedTuple):
             path = self.canon(token, None, token)
             if path is not None:
                 yield path
-        lowered = code.lower()
-        for sample, parts in self.segments:
-            if (
-                parts
-                and parts[-1] in lowered
-                and all(needles.has_segment(lowered, p) for p in parts)
-            ):
-                yield sample
+        yield from needles.samples_named(code.lower(), self.segments)
 
     def argument_hits(self, action: Action) -> Iterator[RuleHit]:
         """A tool nothing is known about (an MCP server's, an unknown one) that
