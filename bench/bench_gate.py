@@ -4,11 +4,12 @@
 
 Figures: ms per write of an ordinary 100 KB file (Markdown, JSON, a Python
 module, a Makefile rewritten and one with every recipe line new) by a file
-tool; µs per `Gate.check` (what `check_tool_call` runs; median, p99) for file tools (every path new, then paths repeated as in
-a working session) and for `terminal` calls over the tldr corpus, with the
-verdicts and codes the shipped policy gives them; the cold start of a
-hook-like process (import and first decision, with the compiled policy
-cached) against `python3 -c pass`.
+tool; µs per `Gate.check` (what `check_tool_call` runs; median, p99) for
+file tools (every path new, then paths repeated as in a working session)
+and for `terminal` calls over the tldr corpus, with the verdicts and codes
+the shipped policy gives them; the cold start of a hook-like process
+(import and first decision, with the compiled policy cached) against
+`python3 -c pass`.
 """
 
 from __future__ import annotations
