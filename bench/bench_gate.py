@@ -3,12 +3,13 @@
     python bench/bench_gate.py [--tldr PATH] [--limit N]
 
 Figures: ms per write of an ordinary 100 KB file (Markdown, JSON, a Python
-module, a Makefile) by a file tool; µs per `Gate.check` (what `check_tool_call`
-runs; median, p99) for file tools (every path new, then paths repeated as in
-a working session) and for `terminal` calls over the tldr corpus, with the
-verdicts and codes the shipped policy gives them; the cold start of a
-hook-like process (import and first decision, with the compiled policy
-cached) against `python3 -c pass`.
+module, a Makefile rewritten and one with every recipe line new) by a file
+tool; µs per `Gate.check` (what `check_tool_call` runs; median, p99) for
+file tools (every path new, then paths repeated as in a working session)
+and for `terminal` calls over the tldr corpus, with the verdicts and codes
+the shipped policy gives them; the cold start of a hook-like process
+(import and first decision, with the compiled policy cached) against
+`python3 -c pass`.
 """
 
 from __future__ import annotations
@@ -146,11 +147,33 @@ def makefile(n: int = 0) -> str:
     return "".join(parts)
 
 
+def makefile_new_recipes(n: int = 0) -> str:
+    """A Makefile whose every recipe line is new in each run (`makefile`'s
+    texts differ only by a comment, so its figure is a rewrite's, with each
+    recipe line's findings remembered)."""
+    parts = [
+        f"# build {n}\nCC ?= gcc\nCFLAGS := -O2 -Wall\nPYTHON ?= python3\n"
+        "VERSION := $(shell git describe --tags)\n.PHONY: all clean test\n\n"
+    ]
+    k = 0
+    while sum(map(len, parts)) < 100_000:
+        parts.append(
+            f"build/obj_{k}.o: src/mod_{k}.c include/mod_{k}.h\n\t@mkdir -p build/r{n}\n"
+            f"\t$(CC) $(CFLAGS) -DREV={n} -c $< -o $@\n\n"
+            f"test_{k}: build/obj_{k}.o\n\t$(PYTHON) -m pytest -q tests/test_{k}.py \\\n"
+            f"\t\t--junitxml=build/report_{k}_{n}.xml\n\t-rm -f build/tmp_{k}_{n}\n\n"
+        )
+        k += 1
+    parts.append("clean:\n\trm -rf build dist\n")
+    return "".join(parts)
+
+
 FILES = {
     "Markdown": ("docs/guide.md", markdown),
     "JSON": ("config/data.json", json_text),
     "Python module": ("src/app/handlers.py", python_module),
-    "Makefile": ("Makefile", makefile),
+    "Makefile, rewritten (a comment changes)": ("Makefile", makefile),
+    "Makefile, every recipe line new": ("Makefile", makefile_new_recipes),
 }
 
 

@@ -6,6 +6,9 @@ pattern cost about 1 ms to compile in every hook process (ADR 0003)."""
 from __future__ import annotations
 
 import functools
+from collections.abc import Iterator
+
+from redline.shell.lazy_regex import lazy_regex
 
 
 @functools.lru_cache(maxsize=64)
@@ -39,3 +42,45 @@ def distinctive(path: str) -> tuple[str, ...]:
         return hidden
     # In a home, its first directory (`library` of `~/Library/Cookies`).
     return (parts[0],) if path.startswith("~/") else (parts[-1],)
+
+
+# A whole segment that starts with a dot (`".ssh"`, `/.env `): the scan stops
+# only at dots, and a dot inside a word (`os.path`) fails the look behind.
+_DOT_SEGMENT = lazy_regex(r"\.(?<![\w.\-]\.)[\w.\-]*")
+# What a segment is made of when `has_segment` bounds it: `\w` is
+# `str.isalnum` or `_`, so a segment of these is a whole run of them.
+_SEGMENT_CHARS = lazy_regex(r"[\w.\-]+")
+
+
+@functools.lru_cache(maxsize=8)
+def _checking_order(
+    segments: tuple[tuple[str, tuple[str, ...]], ...],
+) -> tuple[tuple[str, tuple[str, ...]], ...]:
+    # Hidden directories first (rare in text, and found by one scan), then the longest.
+    return tuple(
+        (sample, tuple(sorted(parts, key=lambda p: (not p.startswith("."), -len(p)))))
+        for sample, parts in segments
+        if parts
+    )
+
+
+def samples_named(lowered: str, segments: tuple[tuple[str, tuple[str, ...]], ...]) -> Iterator[str]:
+    """Each sample whose every part `lowered` holds as a whole segment, in
+    order: `has_segment` for each, but each part tested once, and the
+    hidden ones (most of them) read from a single scan of the text."""
+    dotted = frozenset(_DOT_SEGMENT.findall(lowered))
+    known: dict[str, bool] = {}
+
+    def holds(part: str) -> bool:
+        found = known.get(part)
+        if found is None:
+            if part.startswith(".") and _SEGMENT_CHARS.fullmatch(part):
+                found = part in dotted
+            else:
+                found = has_segment(lowered, part)
+            known[part] = found
+        return found
+
+    for sample, parts in _checking_order(segments):
+        if all(holds(p) for p in parts):
+            yield sample

@@ -73,7 +73,9 @@ def _variable() -> re.Pattern[str]:
 
 @functools.cache
 def _paths_in_code() -> re.Pattern[str]:
-    return re.compile(r"(?:~|\$\{?\w+\}?|(?<![\w.])/)[^\s'\"`;|&<>(),\[\]{}=]*")
+    # Each branch starts with its character (the `/` one looks behind after it):
+    # the scan then only stops at `~`, `$` and `/`, eight times faster.
+    return re.compile(r"(?:~|\$\{?\w+\}?|/(?<![\w.]/))[^\s'\"`;|&<>(),\[\]{}=]*")
 
 
 @functools.cache
@@ -448,18 +450,11 @@ class Guard(NamedTuple):
 
     def _paths_in(self, code: str) -> Iterator[str]:
         # Each distinct path once: a module names the same few many times.
-        for token in dict.fromkeys(m.group(0) for m in _paths_in_code().finditer(code)):
+        for token in dict.fromkeys(_paths_in_code().findall(code)):
             path = self.canon(token, None, token)
             if path is not None:
                 yield path
-        lowered = code.lower()
-        for sample, parts in self.segments:
-            if (
-                parts
-                and parts[-1] in lowered
-                and all(needles.has_segment(lowered, p) for p in parts)
-            ):
-                yield sample
+        yield from needles.samples_named(code.lower(), self.segments)
 
     def argument_hits(self, action: Action) -> Iterator[RuleHit]:
         """A tool nothing is known about (an MCP server's, an unknown one) that

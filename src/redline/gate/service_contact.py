@@ -36,10 +36,13 @@ TYPE_CHECKING = False  # not `typing`'s: kept off the hook's start (ADR 0004)
 if TYPE_CHECKING:
     from redline.gate.never_run import Guard
 
-_URL = lazy_regex(
-    r"\b([a-z][a-z0-9+.-]*)://(?:[^/?#\s@'\"`]*@)?(\[[^\]\s]*\]|[^/?#:\s'\"`]*)"
-    r"(?::([^/?#\s'\"`]*))?",
-    re.I,
+# What follows a URL's `://`: the user, the host, the port.
+_AFTER_SCHEME = r"(?:[^/?#\s@'\"`]*@)?(\[[^\]\s]*\]|[^/?#:\s'\"`]*)(?::([^/?#\s'\"`]*))?"
+_URL = lazy_regex(r"\b([a-z][a-z0-9+.-]*)://" + _AFTER_SCHEME, re.I)
+_HOST_AND_PORT = lazy_regex(_AFTER_SCHEME)
+# All that `_AFTER_SCHEME` reads after each `://`, in one scan that `://` starts.
+_AUTHORITY = lazy_regex(
+    r"://((?:[^/?#\s@'\"`]*@)?(?:\[[^\]\s]*\]|[^/?#:\s'\"`]*)(?::[^/?#\s'\"`]*)?)"
 )
 # Public names that resolve to a loopback address (and their subdomains).
 _LOOPBACK_DOMAINS = ("localtest.me", "lvh.me", "vcap.me", "fuf.me", "localho.st", "lacolhost.com")
@@ -111,7 +114,7 @@ def may_be_here(host: str, names: frozenset[str], loose: bool = True) -> bool:
 
 
 def _port_of(text: str) -> int | None:
-    return int(text) if text.isdigit() and len(text) <= 5 else None
+    return int(text) if text.isascii() and text.isdigit() and len(text) <= 5 else None
 
 
 def _url_matches(text: str) -> Iterator[re.Match[str]]:
@@ -133,6 +136,33 @@ def _url_matches(text: str) -> Iterator[re.Match[str]]:
         at = text.find("://", max(at + 3, end))
 
 
+def no_url_reaches(text: str, ports: frozenset[int], names: frozenset[str]) -> bool:
+    """True when surely no URL of `text` reaches the service: each distinct
+    text after a `://` (found in one scan; a long file repeats a few hosts)
+    names a host not of this machine, or a port written out that is not the
+    service's. False is "maybe": `urls` then reads each URL."""
+    for authority in set(_AUTHORITY.findall(text)):
+        # One may hide the next URL's start (`[a://b]`, `a:` then `//`) or be cut by the
+        # URL scan (a very long one): those are read the slow way.
+        if "://" in authority or authority.endswith(":") or len(authority) > 4000:
+            return False
+        match = _HOST_AND_PORT.match(authority)
+        if match is None:  # it always matches: what `_AUTHORITY` found
+            return False
+        host, port = match.group(1), match.group(2)
+        if "%" in host:
+            from urllib.parse import unquote
+
+            host = unquote(host)
+        if not may_be_here(host, names):
+            continue
+        if port is None and not ports & _SCHEME_PORTS:
+            continue  # the scheme's port, never the service's
+        if port is None or not (port.isascii() and port.isdigit()) or _port_of(port) in ports:
+            return False
+    return True
+
+
 def urls(text: str) -> Iterator[tuple[str, int | str | None]]:
     """The host and port of each URL in `text` (the scheme's port when none
     is given; the port as written when it is computed at run time)."""
@@ -143,7 +173,7 @@ def urls(text: str) -> Iterator[tuple[str, int | str | None]]:
 
             host = unquote(host)
         scheme = scheme.rsplit("+", 1)[-1]
-        if port is not None and not port.isdigit():
+        if port is not None and not (port.isascii() and port.isdigit()):
             yield host, port or "?"  # `:` then a port computed at run time (`:{port}`, `:' + p`)
             continue
         number = _port_of(port) if port else _DEFAULT_PORT.get(scheme)
@@ -304,7 +334,7 @@ def code_reaches(code: str, ports: frozenset[int], names: frozenset[str]) -> str
         if _reaches(host, port, ports, names):
             return "the code opens a connection to the approval service"
     seen: set[tuple[str, int | str | None]] = set()
-    for host, number in urls(code):
+    for host, number in [] if no_url_reaches(code, ports, names) else urls(code):
         if (host, number) in seen:
             continue
         seen.add((host, number))

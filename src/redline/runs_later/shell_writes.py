@@ -53,7 +53,7 @@ def written(inv: Invocation, analysis: Analysis) -> list[Written]:
         found.extend(_npm_pkg_set(inv))
     elif name == "crontab":
         found.extend(_crontab(inv, analysis))
-    hooks = hook_folders(analysis)
+    hooks = hook_folders(analysis) if found else ()
     if hooks:
         found = [w._replace(path=_as_hook(w.path, hooks)) for w in found]
     return [w for w in found if DYNAMIC not in w.path]
@@ -106,8 +106,25 @@ def _crontab(inv: Invocation, analysis: Analysis) -> list[Written]:
     return [Written("/var/spool/cron/crontabs/user", text)] if text else []
 
 
+class _FoldersSeen:
+    """The last command line read and its hook folders: read once, not once
+    per invocation that writes (a long script echoes into files thousands
+    of times)."""
+
+    entry: tuple[Analysis, tuple[str, ...]] | None = None  # one attribute: thread-safe
+
+
 def hook_folders(analysis: Analysis) -> tuple[str, ...]:
     """Folders `git config core.hooksPath DIR` names in this command line."""
+    entry = _FoldersSeen.entry
+    if entry is not None and entry[0] is analysis:
+        return entry[1]
+    found = _hook_folders(analysis)
+    _FoldersSeen.entry = (analysis, found)
+    return found
+
+
+def _hook_folders(analysis: Analysis) -> tuple[str, ...]:
     if "hookspath" not in analysis.text.lower():
         return ()
     found: list[str] = []

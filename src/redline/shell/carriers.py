@@ -293,11 +293,16 @@ def _dash_c(inv: Invocation) -> list[Carried]:
     return []
 
 
-# A call that hands a string to the system shell, in the common interpreters.
-_SYSTEM_CALL = lazy_regex(
-    r"(?:\b(?:system|popen|popen2|popen3|check_output|check_call|call|run|spawn|spawnSync|"
-    r"exec|execSync|execFileSync|Popen|getoutput|getstatusoutput|shell_exec|passthru|"
-    r"proc_open|capture2|capture3|spawn_command|Command|system2)\s*\()|\bos\.execute\s*\("
+# A call that hands a string to the system shell, in the common interpreters
+# (`\bNAME\s*\(`): each name's first letter is common, its `(` rarer, so the
+# scan runs over the code reversed, from each `(` back (`_call_ends`).
+_SYSTEM_CALLS = ("system", "popen", "popen2", "popen3", "check_output", "check_call", "call",
+                 "run", "spawn", "spawnSync", "exec", "execSync", "execFileSync", "Popen",
+                 "getoutput", "getstatusoutput", "shell_exec", "passthru", "proc_open",
+                 "capture2", "capture3", "spawn_command", "Command", "system2",
+                 "os.execute")  # fmt: skip
+_SYSTEM_CALL_REVERSED = lazy_regex(
+    r"\(\s*(?:" + "|".join(re.escape(name[::-1]) for name in _SYSTEM_CALLS) + r")\b"
 )
 _TCL_EXEC = lazy_regex(r"(?:^|[\[;{])\s*exec\s+([^\]\n;}]+)", flags=8)  # re.MULTILINE
 _BACKTICKS = lazy_regex(r"`([^`]*)`|\bqx\s*[{(\[/](.*?)[})\]/]|%x[{(\[](.*?)[})\]]")
@@ -311,7 +316,35 @@ def shell_in_code(code: str, name: str) -> list[Carried]:
     return _shell_in_code(code, name)
 
 
-_PARENS = {"(": 1, ")": -1}
+def _call_ends(code: str) -> list[int]:
+    """Where each call of `_SYSTEM_CALLS` opens its arguments (just past its
+    `(`), in order. Matches never overlap: each ends at its own `(`."""
+    size = len(code)
+    return [size - m.start() for m in reversed(list(_SYSTEM_CALL_REVERSED.finditer(code[::-1])))]
+
+
+def _closing(code: str, start: int) -> int:
+    """Just past the `)` that closes a `(` open before `start` (every paren
+    counts, in strings too), or the end of `code`: a hop from `)` to `)`."""
+    depth, at = 1, start
+    while True:
+        close = code.find(")", at)
+        if close < 0:
+            return len(code)
+        depth += code.count("(", at, close) - 1
+        at = close + 1
+        if depth <= 0:
+            return at
+
+
+def _call_carries(inside: str, label: str) -> list[Carried]:
+    """The commands a call of `_SYSTEM_CALLS` runs, given what its parentheses hold."""
+    strings = [_unescape(a if a or not b else b) for a, b in _STRING.findall(inside)]
+    if not strings:
+        return []
+    if inside.lstrip().startswith(("[", "(")) or len(strings) > 1:
+        return [Carried(" ".join(quote(s) for s in strings), label), Carried(strings[0], label)]
+    return [Carried(strings[0], label)]
 
 
 def _shell_in_code(code: str, name: str) -> list[Carried]:
@@ -324,22 +357,14 @@ def _shell_in_code(code: str, name: str) -> list[Carried]:
         code = joined(home_spelled(code))
     if name == "tclsh":  # `exec rm -rf ~`: Tcl's words are the command's
         found.extend(Carried(m[1], label) for m in _TCL_EXEC.finditer(code))
-    for match in _SYSTEM_CALL.finditer(code):
-        start = match.end()
-        depth, end = 1, start
-        while end < len(code) and depth:
-            depth += _PARENS.get(code[end], 0)
-            end += 1
-        inside = code[start:end]
-        strings = [a if a or not b else b for a, b in _STRING.findall(inside)]
-        strings = [_unescape(s) for s in strings]
-        if not strings:
-            continue
-        if inside.lstrip().startswith(("[", "(")) or len(strings) > 1:
-            found.append(Carried(" ".join(quote(s) for s in strings), label))
-            found.extend(Carried(s, label) for s in strings[:1])
-        else:
-            found.append(Carried(strings[0], label))
+    # Each distinct call's arguments read once: a module repeats the same few calls.
+    read: dict[str, list[Carried]] = {}
+    for start in _call_ends(code):
+        inside = code[start : _closing(code, start)]
+        carried = read.get(inside)
+        if carried is None:
+            carried = read[inside] = _call_carries(inside, label)
+        found.extend(carried)
     if name.startswith(("perl", "ruby")):  # `system "cmd"`: a call without parentheses
         for match in _BARE_CALL.finditer(code):
             end = code.find(";", match.end())
@@ -388,8 +413,13 @@ def _unescape(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text) if "\\" in text else text
 
 
+# A word the shell reads as it is: letters and digits of any script (`\w`
+# is `str.isalnum` or `_`) and a few marks.
+_PLAIN_WORD = lazy_regex(r"[\w\-./=:,+%@]+")
+
+
 def quote(text: str) -> str:
-    if text and all(c.isalnum() or c in "-_./=:,+%@" for c in text):
+    if _PLAIN_WORD.fullmatch(text):
         return text
     return "'" + text.replace("'", "'\\''") + "'"
 

@@ -49,12 +49,22 @@ def tokens(code: str, family: str) -> list[Token]:
         if kind == "str":
             found.append(Token("str", text, _string(text, family)))
         elif kind == "num":
-            found.append(Token("num", text, int(text, 0)))
+            found.append(Token("num", text, _number(text)))
         else:
             found.append(Token(kind, text))
         if len(found) > MAX_TOKENS:
             break
     return found
+
+
+def _number(text: str) -> int:
+    """`0x1F`, `42`, and `0755` as these languages read it (octal; `09` is
+    nine): Python's `int(text, 0)` refuses a leading zero."""
+    if text[:2] in ("0x", "0X"):
+        return int(text, 16)
+    if len(text) > 1 and text[0] == "0" and text.isascii() and max(text) < "8":
+        return int(text, 8)
+    return int(text)
 
 
 def _string(text: str, family: str) -> Value:
