@@ -37,6 +37,7 @@ BUILTINS = {
     "MAKEFILE_LIST": "Makefile", "SHELL": "/bin/sh", ".SHELLFLAGS": "-c", "MAKEFLAGS": "",
     "MAKECMDGOALS": "", "MAKE_VERSION": "4.3", "ARFLAGS": "rv", "MAKELEVEL": "0",
     ".RECIPEPREFIX": "", "MAKEFILES": "", "VPATH": "", ".DEFAULT_GOAL": "all",
+    "OS": "",  # `Windows_NT` on Windows only: the gate guards Unix machines
 }  # fmt: skip
 _AUTOMATIC = frozenset("@<^+*?%|")
 _SHELL_NAME = lazy_regex(r"[A-Za-z_]\w*")

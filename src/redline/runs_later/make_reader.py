@@ -23,6 +23,7 @@ from redline.runs_later.make_expand import (
     default,
     matching,
     product,
+    undefined,
 )
 from redline.shell.lazy_regex import lazy_regex
 
@@ -38,6 +39,7 @@ _OPERATORS = ("::=", ":::=", ":=", "+=", "?=", "!=", "=")
 _SHELL_OPTION = lazy_regex(r"-[a-zA-Z]+|--[a-z-]+|[a-z]+")
 _WHICH_SHELL = lazy_regex(r"\$\((?:which|command -v|type -p)\s+(\S+)\)")
 _MAX_EVALS = 8
+_QUOTED_PAIR = lazy_regex(r"""(["'])(.*?)\1\s+(["'])(.*?)\3""")
 
 
 class Makefile:
@@ -51,7 +53,9 @@ class Makefile:
         self.current: list[str] | None = None
         self.prefix = "\t"
         self.oneshell = False
-        self.conditional = 0
+        # Open conditionals: `[state, taken]` each, `yes`, `no` or `maybe`:
+        # whether this branch applies, whether an earlier one of the chain did.
+        self.branches: list[list[str]] = []
         self.overridden: set[str] = set()
         self.evals = 0
 
@@ -64,13 +68,16 @@ class Makefile:
             if define is not None:
                 if _ENDEF.match(line) and not nested:
                     name, op, override, body = define
-                    self.assign(name, op or "=", "\n".join(body), override)
+                    if not self.skipping:
+                        self.assign(name, op or "=", "\n".join(body), override)
                     define = None
                     continue
                 nested += 1 if _DEFINE.match(line) else -1 if _ENDEF.match(line) else 0
                 define[3].append(line)
                 continue
             if line[:1] == "\t" or (self.prefix != "\t" and line[:1] == self.prefix):
+                if self.skipping:
+                    continue
                 if self.current is not None or line[1:].strip():
                     if self.current is None:
                         self.current = []
@@ -78,7 +85,7 @@ class Makefile:
                     self.current.append(line[1:])
                 continue
             code = _without_comment(line).strip()
-            if not code:
+            if not code or self._conditional(code) or (self.skipping and not _DEFINE.match(code)):
                 continue
             match = _DEFINE.match(code)
             if match is not None:
@@ -87,15 +94,64 @@ class Makefile:
                 continue
             self._directive(code)
 
+    @property
+    def skipping(self) -> bool:
+        """Inside a branch make does not take: its lines are not read."""
+        return any(state == "no" for state, _ in self.branches)
+
+    def _conditional(self, code: str) -> bool:
+        """`ifeq`, `ifneq`, `ifdef`, `ifndef`, `else`, `endif`: the branch
+        states updated; false for any other line."""
+        word, _, rest = code.partition(" ")
+        if word == "endif":
+            if self.branches:
+                self.branches.pop()
+            return True
+        if word == "else" and self.branches:
+            state, taken = self.branches[-1]
+            test = self._test(rest.strip()) if rest.strip() else "yes"
+            if taken == "yes":
+                state = "no"
+            elif taken == "no":
+                state = test
+            else:
+                state = "no" if test == "no" else "maybe"
+            self.branches[-1] = [state, _either(taken, state)]
+            return True
+        if _CONDITIONAL.match(code):
+            state = "maybe" if self.skipping else self._test(code)
+            self.branches.append([state, state])
+            return True
+        return False
+
+    def _test(self, code: str) -> str:
+        """Whether a conditional's test holds, as far as the file tells."""
+        word, _, rest = code.strip().partition(" ")
+        ex = self.expander
+        before = ex.unknown
+        if word in ("ifdef", "ifndef"):
+            name = ex.expand(rest.strip())[0].strip()
+            values = self.variables.get(name)
+            known = [v.text for v in values] if values is not None else [undefined(name)]
+            if ex.unknown > before or any(v.startswith("${") for v in known):
+                return "maybe"
+            defined = {bool(v.strip()) for v in known}
+            if len(defined) > 1:
+                return "maybe"
+            return "yes" if defined.pop() is (word == "ifdef") else "no"
+        pair = _comparison(rest.strip())
+        if pair is None:
+            return "maybe"
+        left, right = ex.expand(pair[0]), ex.expand(pair[1])
+        if ex.unknown > before:
+            return "maybe"
+        same = {a.strip() == b.strip() for a in left for b in right}
+        if len(same) > 1:
+            return "maybe"
+        return "yes" if same.pop() is (word == "ifeq") else "no"
+
     def _directive(self, code: str) -> None:
         word = code.split(None, 1)[0]
-        if _CONDITIONAL.match(code) or word == "else":
-            self.conditional += word != "else"
-            self.expander.expand(code)  # `ifeq ($(shell CMD),x)` runs CMD
-            return
-        if word == "endif":
-            self.conditional = max(self.conditional - 1, 0)
-            return
         if word in ("include", "-include", "sinclude", "vpath", "undefine") or (
             word in ("export", "unexport") and "=" not in code
         ):
@@ -159,7 +215,7 @@ class Makefile:
                     new.extend(Value(f"{value.text} {t}", False) for t in ex.expand(raw))
         else:
             new = [Value(raw, True)]
-        if maybe or self.conditional:
+        if maybe or any(state == "maybe" for state, _ in self.branches):
             before = old if old is not None else [Value(default(name), False)]
             new = list(dict.fromkeys([*before, *new]))
         if len(new) > 8:
@@ -225,9 +281,27 @@ class Makefile:
         `SHELL .SHELLFLAGS` a line is handed to."""
         shells = self.expander.variable("SHELL", 0)
         flags = self.expander.variable(".SHELLFLAGS", 0)
-        if all(_plain_shell(s) for s in shells) and all(_plain_flags(f) for f in flags):
+        if all(_plain_shell(s) for s in shells) and all(plain_flags(f) for f in flags):
             return [None]
         return list(product([shells, flags], " "))
+
+
+def _either(taken: str, state: str) -> str:
+    if "yes" in (taken, state):
+        return "yes"
+    return "no" if taken == state == "no" else "maybe"
+
+
+def _comparison(text: str) -> tuple[str, str] | None:
+    """The two sides of `(A,B)`, `"A" "B"` or `'A' 'B'`."""
+    from redline.runs_later.make_expand import split_args
+
+    if text.startswith("("):
+        close = matching(text, 0)
+        sides = split_args(text[1:close], 1) if close > 0 else []
+        return (sides[0], sides[1]) if len(sides) == 2 else None
+    quoted = _QUOTED_PAIR.fullmatch(text)
+    return (quoted.group(2), quoted.group(4)) if quoted is not None else None
 
 
 def _plain_shell(value: str) -> bool:
@@ -243,7 +317,7 @@ def _plain_shell(value: str) -> bool:
     return len(words) == 1 and words[0].rsplit("/", 1)[-1] in SHELLS
 
 
-def _plain_flags(value: str) -> bool:
+def plain_flags(value: str) -> bool:
     words = value.split()
     return (
         bool(words)

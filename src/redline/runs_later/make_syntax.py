@@ -11,10 +11,6 @@ Just (`just_syntax`): a recipe's body lines with `{{expr}}` evaluated.
 
 from __future__ import annotations
 
-from redline.shell.lazy_regex import lazy_regex
-
-_JUST_EXPR = lazy_regex(r"\{\{[^}]*\}\}")
-
 
 def logical_lines(text: str) -> list[str]:
     """Lines with their backslash continuations joined (the backslash and
@@ -81,9 +77,8 @@ def just_commands(text: str) -> list[str]:
 
 
 def _just_commands(text: str) -> list[str]:
-    found: list[str] = []
-    for line in logical_lines(text):
-        if line[:1] in (" ", "\t") and line.strip() and not line.strip().startswith("#"):
-            command = line.strip().lstrip("@-")
-            found.append(_JUST_EXPR.sub("value", command) if "{{" in command else command)
-    return found
+    from redline.runs_later.just_syntax import Justfile
+
+    justfile = Justfile()
+    justfile.read(logical_lines(text.replace("\r\n", "\n")))
+    return justfile.commands()
