@@ -39,6 +39,7 @@ _OPERATORS = ("::=", ":::=", ":=", "+=", "?=", "!=", "=")
 _SHELL_OPTION = lazy_regex(r"-[a-zA-Z]+|--[a-z-]+|[a-z]+")
 _WHICH_SHELL = lazy_regex(r"\$\((?:which|command -v|type -p)\s+(\S+)\)")
 _MAX_EVALS = 8
+_FIRST_MARK = lazy_regex(r"[=:]")
 _QUOTED_PAIR = lazy_regex(r"""(["'])(.*?)\1\s+(["'])(.*?)\3""")
 
 
@@ -97,7 +98,7 @@ class Makefile:
     @property
     def skipping(self) -> bool:
         """Inside a branch make does not take: its lines are not read."""
-        return any(state == "no" for state, _ in self.branches)
+        return bool(self.branches) and any(state == "no" for state, _ in self.branches)
 
     def _conditional(self, code: str) -> bool:
         """`ifeq`, `ifneq`, `ifdef`, `ifndef`, `else`, `endif`: the branch
@@ -257,6 +258,9 @@ class Makefile:
                     lines = self._lines(raw)
                     known = done[raw] = (ex.runs[start:], lines)
                 found.extend(known[0])
+                if shells == [None]:
+                    found.extend(known[1])
+                    continue
                 for line in known[1]:
                     found.extend(line if w is None else f"{w} {shlex.quote(line)}" for w in shells)
         if ex.computed:
@@ -266,6 +270,9 @@ class Makefile:
     def _lines(self, raw: str) -> list[str]:
         """A recipe line's commands: each variant, each line of it (a
         variable of many lines is many recipe lines), less make's prefixes."""
+        if "$" not in raw and "\n" not in raw:  # nothing to expand: the line itself
+            line = raw.strip().lstrip("@-+ \t")
+            return [line] if line and not line.startswith("#") else []
         found: list[str] = []
         for text in self.expander.expand(raw):
             lines = [line.strip().lstrip("@-+ \t") for line in text.split("\n")]
@@ -344,6 +351,8 @@ def _without_comment(line: str) -> str:
 
 def _top_level_partition(text: str, separator: str) -> tuple[str, str, str]:
     """`text.partition(separator)`, at a separator outside `$(...)`."""
+    if "$" not in text:
+        return text.partition(separator)
     k = 0
     while k < len(text):
         char = text[k]
@@ -363,6 +372,11 @@ def _split(code: str) -> tuple[str, str, str, str]:
     `$(...)` as make does."""
     k = 0
     n = len(code)
+    if "$" not in code:  # no reference to step over: the first `=` or `:`
+        first = _FIRST_MARK.search(code)
+        if first is None:
+            return "", "", "", ""
+        k = first.start()
     while k < n:
         char = code[k]
         if char == "$" and k + 1 < n and code[k + 1] in "({":
