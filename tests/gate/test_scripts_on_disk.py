@@ -127,5 +127,9 @@ def test_a_script_written_in_the_same_command_is_judged_once(run: Check, project
 
 def test_target_recipes_reads_rules_and_shell_calls() -> None:
     text = "V := $(shell id)\nall: a\n\techo all\na:\n\t@echo a\nb:\n\techo b\n"
-    assert target_recipes(text, []).split("\n") == ["echo all", "echo a", "id"]
-    assert target_recipes(text, ["b"]).split("\n") == ["echo b", "id"]
+    # What runs as the makefile is read comes first, as make runs it.
+    assert target_recipes(text, []).split("\n") == ["id", "echo all", "echo a"]
+    assert target_recipes(text, ["b"]).split("\n") == ["id", "echo b"]
+    # The variables' last definitions, and `.ONESHELL`, are read too.
+    wipe = "CMD = echo hi\nCMD = rm -rf $$HOME\n.ONESHELL:\nall:\n\t$(CMD)\n\techo ok\n"
+    assert target_recipes(wipe, []) == "rm -rf $HOME\necho ok"

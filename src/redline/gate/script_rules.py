@@ -122,11 +122,14 @@ def _judge(guard: Guard, text: str, path: str, inv: Invocation, depth: int) -> l
 def target_recipes(text: str, targets: list[str]) -> str:
     """The recipes `make TARGET...` runs: the targets' and their
     prerequisites' (the first target when none is named), and every
-    `$(shell ...)`, which runs as the makefile is read."""
+    `$(shell ...)`, which runs as the makefile is read. The lines that
+    are no rule's (definitions, directives, special targets such as
+    `.ONESHELL:`) are kept before them: make reads them all."""
     rules: dict[str, tuple[list[str], list[str]]] = {}
     current: list[str] = []
     first = ""
-    for line in text.split("\n"):
+    others: list[str] = []
+    for line in text.replace("\r\n", "\n").split("\n"):
         if line.startswith("\t"):
             for target in current:
                 rules[target][1].append(line)
@@ -134,6 +137,8 @@ def target_recipes(text: str, targets: list[str]) -> str:
         head, colon, rest = line.partition(":")
         if colon and line[:1] not in (" ", "#") and "=" not in head and not rest.startswith("="):
             current = head.split()
+            if current and (current[0].startswith(".") or "=" in rest):
+                others.append(line)
             deps, _, inline = rest.partition(";")
             for target in current:
                 entry = rules.setdefault(target, ([], []))
@@ -144,6 +149,7 @@ def target_recipes(text: str, targets: list[str]) -> str:
                 first = current[0]
         elif line.strip() and not line.startswith("#"):
             current = []
+            others.append(line)
     wanted = list(targets or [first])
     seen: set[str] = set()
     lines: list[str] = []
@@ -155,5 +161,4 @@ def target_recipes(text: str, targets: list[str]) -> str:
         prerequisites, body = rules[target]
         wanted.extend(prerequisites)
         lines.extend(body)
-    shells = [line for line in text.split("\n") if "$(shell " in line and line[:1] != "\t"]
-    return recipes("\n".join(lines + shells))
+    return recipes("\n".join(others + lines))

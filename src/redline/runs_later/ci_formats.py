@@ -76,14 +76,38 @@ def steps(kind: str, text: str) -> list[Step] | None:
 def _github(data: Any) -> Iterator[Step]:
     top = _secret_env(data.get("env")) if isinstance(data, dict) else ()
     jobs = data.get("jobs") if isinstance(data, dict) else None
+    shell = _default_shell(data, None)
     for job in jobs.values() if isinstance(jobs, dict) else ():
         if not isinstance(job, dict):
             continue
         around = top + _secret_env(job.get("env"))
+        job_shell = _default_shell(job, shell)
         for step in job.get("steps") or ():
             if isinstance(step, dict) and isinstance(step.get("run"), str):
                 names = around + _secret_env(step.get("env"))
-                yield _github_step(step["run"], names)
+                found = _github_step(step["run"], names)
+                given = step.get("shell", job_shell)
+                yield _in_shell(found, given) if isinstance(given, str) else found
+
+
+def _default_shell(data: Any, given: str | None) -> str | None:
+    """`defaults: run: shell:` of a workflow or a job."""
+    defaults = data.get("defaults") if isinstance(data, dict) else None
+    run = defaults.get("run") if isinstance(defaults, dict) else None
+    shell = run.get("shell") if isinstance(run, dict) else None
+    return shell if isinstance(shell, str) else given
+
+
+def _in_shell(step: Step, shell: str) -> Step:
+    """A step whose `shell:` is another language's (`python`, `perl {0}`):
+    its `run:` is that program's script, not shell text."""
+    from redline.shell.carriers import SHELLS
+
+    words = shell.replace("{0}", "").split()
+    if not words or words[0].rsplit("/", 1)[-1] in (*SHELLS, "pwsh", "powershell", "cmd"):
+        return step
+    program = "python3" if words[0] == "python" else " ".join(words)
+    return step._replace(command=f"{program} <<'GITHUB_STEP'\n{step.command}\nGITHUB_STEP")
 
 
 def _github_step(run: str, names: tuple[str, ...]) -> Step:

@@ -83,6 +83,49 @@ def pyproject_commands(text: str) -> list[str] | None:
     return found
 
 
+def pyproject_unseen(text: str) -> list[tuple[str, str]]:
+    """Settings that make a build run the project's own code, unseen here:
+    an in-tree build backend, a hatch build hook in a file of another name
+    than `hatch_build.py` (that one is judged when written), setuptools
+    command classes."""
+    import tomllib
+
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError:
+        return []
+    found: list[tuple[str, str]] = []
+    system = data.get("build-system")
+    if isinstance(system, dict) and system.get("backend-path"):
+        line = f"backend-path = {system.get('backend-path')}"
+        found.append(("builds with a backend of the project's own code", line))
+    tool = _table(data, "tool")
+    hatch = _table(tool, "hatch")
+    for hook in _hatch_hooks(hatch):
+        path = hook.get("path", "hatch_build.py")
+        if path != "hatch_build.py":
+            found.append(("runs a build hook of the project's own code", f"path = {path}"))
+    if _table(tool, "setuptools").get("cmdclass"):
+        found.append(("runs setuptools commands of the project's own code", "cmdclass"))
+    return found
+
+
+def _hatch_hooks(hatch: dict[str, Any]) -> Iterator[dict[str, Any]]:
+    """`[tool.hatch.build.hooks.custom]`, per target, and metadata hooks."""
+    build = _table(hatch, "build")
+    tables = [build.get("hooks"), _table(hatch, "metadata").get("hooks")]
+    tables += [t.get("hooks") for t in _table(build, "targets").values() if isinstance(t, dict)]
+    for hooks in tables:
+        custom = hooks.get("custom") if isinstance(hooks, dict) else None
+        if isinstance(custom, dict):
+            yield custom
+
+
+def _table(data: dict[str, Any], key: str) -> dict[str, Any]:
+    value = data.get(key)
+    return value if isinstance(value, dict) else {}
+
+
 def _strings(value: Any, depth: int = 0) -> Iterator[str]:
     """Every string in a TOML value: a task is a string, a list of them, or a
     table with `cmd`/`shell`/`sequence`..."""

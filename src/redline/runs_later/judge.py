@@ -16,7 +16,16 @@ from collections.abc import Callable
 
 from redline.decision import Severity
 from redline.fasttuple import NamedTuple
-from redline.runs_later import ci_formats, formats, make_syntax, places
+from redline.runs_later import (
+    ci_formats,
+    cmake_lists,
+    formats,
+    git_config,
+    make_syntax,
+    native_builds,
+    package_rc,
+    places,
+)
 from redline.runs_later.everyday import Verdicts, without_plain
 from redline.shell.lazy_regex import lazy_regex
 
@@ -83,6 +92,8 @@ def commands_of(kind: str, text: str, whole: bool = True) -> list[ci_formats.Ste
     found = _structured(kind, text)
     if found is None or not whole:
         lines = [_KEY_PREFIX.sub("", line, count=1).strip("\"',") for line in text.split("\n")]
+        if kind == places.MAKE:  # a recipe elsewhere in the file may run a value set here
+            lines += make_syntax.definition_values(text)
         found = [*(found or ()), *(ci_formats.Step(line, (), True) for line in lines)]
     return [s for s in found if s.command.strip()]
 
@@ -115,6 +126,20 @@ _READERS: dict[str, Callable[[str], list[str] | None]] = {
     places.PYTHON: formats.python_commands,
     places.SHELL: _shell_commands,
     places.UNIT: formats.unit_commands,
+    places.GIT_CONFIG: git_config.commands,
+    places.NPMRC: package_rc.npmrc_commands,
+    places.YARNRC: lambda text: [],
+    places.GYP: native_builds.gyp_commands,
+    places.CMAKE: cmake_lists.cmake_commands,
+    places.MESON: native_builds.meson_commands,
+    places.PYTHON_TASKS: native_builds.task_commands,
+}
+# Settings that make a tool run code the file does not show: `(why, line)`.
+_UNSEEN: dict[str, Callable[[str], list[tuple[str, str]]]] = {
+    places.GIT_CONFIG: git_config.unseen,
+    places.NPMRC: package_rc.npmrc_unseen,
+    places.YARNRC: package_rc.yarnrc_unseen,
+    places.PYPROJECT: formats.pyproject_unseen,
 }
 
 
@@ -164,7 +189,10 @@ def _judge(kind: str, text: str, cwd: str | None, whole: bool, depth: int) -> li
     if known is None:
         known = _judge_steps(kind, steps, cwd)
         _VERDICTS.put(key, known)
-    return list(known)
+    unseen = _UNSEEN.get(kind)
+    if unseen is None:
+        return list(known)
+    return [*known, *(Finding(DANGEROUS, "", why, line) for why, line in unseen(text))]
 
 
 def _judge_steps(kind: str, steps: list[ci_formats.Step], cwd: str | None) -> list[Finding]:

@@ -1,30 +1,15 @@
 """The shell lines of a makefile or a justfile, as `make` and `just` hand
 them to the shell.
 
-Make: logical lines join at a trailing backslash; a recipe line starts with
-a tab under a rule (or follows `target: ;` on the rule's line); its `@`, `-`
-and `+` prefixes are make's, not the shell's; `$$` is a `$`; `$(shell CMD)`
-runs CMD wherever it stands, in a variable or a recipe; `$(VAR)` is the
-variable's value when the file defines it simply, else a plain word. Just:
-a recipe's body is its indented lines; `{{expr}}` is a plain word.
+Make (`make_reader`, `make_expand`): logical lines join at a trailing
+backslash (a CR before the newline is dropped, as make does); recipes are
+expanded with make's semantics (the last definition of a variable, `+=`,
+`define`, `$(call)`, `$(eval)`, `.RECIPEPREFIX`, `.ONESHELL`, `SHELL`...);
+a value the file does not give is the environment's, never a harmless word.
+Just (`just_syntax`): a recipe's body lines with `{{expr}}` evaluated.
 """
 
 from __future__ import annotations
-
-from redline.shell.lazy_regex import lazy_regex
-
-_DEFINITION = lazy_regex(
-    r"^(?:export\s+|override\s+)?([A-Za-z_][\w.-]*)\s*(?:[:+?!]?=|::=)\s*(.*)$"
-)
-_RULE = lazy_regex(r"^[^\s#=:][^=]*?(?<!:):(?!=)")
-_AUTOMATIC = lazy_regex(r"\$[@<^*?%|+]|\$\([@<^*?%][DF]?\)")
-_JUST_EXPR = lazy_regex(r"\{\{[^}]*\}\}")
-# Make functions whose value is (a form of) their last argument.
-_PATH_FUNCTIONS = frozenset({"wildcard", "notdir", "dir", "basename", "strip", "firstword",
-                             "abspath", "realpath", "addprefix", "addsuffix", "subst", "patsubst",
-                             "sort"})  # fmt: skip
-# A bound on work: the most nested `$(...)` followed in one line.
-_MAX_EXPANSIONS = 64
 
 
 def logical_lines(text: str) -> list[str]:
@@ -69,113 +54,21 @@ def _remembered(text: str, just: bool) -> list[str]:
 
 
 def _make_commands(text: str) -> list[str]:
-    lines = logical_lines(text)
-    variables: dict[str, str] = {}
-    for line in lines:
-        if line[:1] != "\t":
-            match = _DEFINITION.match(line)
-            if match:
-                variables.setdefault(match.group(1), match.group(2).split("#", 1)[0].strip())
-    found: list[str] = []
-    in_rule = False
-    # A recipe line repeated word for word expands the same way (the
-    # variables are read once, above): expanded once, with what its
-    # `$(shell ...)` runs.
-    expanded: dict[str, tuple[str, list[str]]] = {}
-    for line in lines:
-        if line[:1] == "\t":
-            if in_rule or line.strip():
-                command = line.strip().lstrip("@-+ \t")
-                if command and not command.startswith("#"):
-                    known = expanded.get(command)
-                    if known is None:
-                        runs: list[str] = []
-                        known = expanded[command] = (_expand(command, variables, runs), runs)
-                    found.extend(known[1])
-                    found.append(known[0])
-            continue
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        in_rule = False
-        if _DEFINITION.match(line):
-            _expand(line, variables, found)  # `X := $(shell CMD)` runs CMD
-            continue
-        if _RULE.match(line):
-            in_rule = True
-            head, _, inline = line.partition(";")
-            _expand(head, variables, found)
-            if inline.strip():
-                found.append(_expand(inline.strip().lstrip("@-+ \t"), variables, found))
-        elif "$(shell" in line:
-            _expand(line, variables, found)
-    return found
+    from redline.runs_later.make_reader import Makefile
+
+    makefile = Makefile()
+    makefile.read(logical_lines(text.replace("\r\n", "\n")))
+    return makefile.commands()
 
 
-def _expand(text: str, variables: dict[str, str], found: list[str], depth: int = 0) -> str:
-    """`text` with make's references replaced: `$$` by `$`, automatic
-    variables by a word, `$(shell CMD)` recorded in `found` (and replaced by a
-    word), `$(VAR)` by its value. Unknown references become a word."""
-    if "$" not in text:
-        return text
-    text = text.replace("$$", "\0")
-    if "$" in text:
-        text = _AUTOMATIC.sub("target", text)
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        at = _next_reference(text, i)
-        if at < 0:
-            out.append(text[i:])
-            break
-        out.append(text[i:at])
-        close = _matching(text, at + 1)
-        inner = text[at + 2 : close] if close > 0 else text[at + 2 :]
-        i = close + 1 if close > 0 else n
-        out.append(_reference(inner, variables, found, depth))
-    return "".join(out).replace("\0", "$")
+def definition_values(text: str) -> list[str]:
+    """The values a piece of a makefile gives its variables, expanded: a
+    recipe elsewhere in the file may run any of them."""
+    from redline.runs_later.make_reader import Makefile
 
-
-def _next_reference(text: str, start: int) -> int:
-    """Where the next `$(` or `${` starts, or -1."""
-    paren, brace = text.find("$(", start), text.find("${", start)
-    if paren < 0 or (0 <= brace < paren):
-        return brace
-    return paren
-
-
-def _reference(inner: str, variables: dict[str, str], found: list[str], depth: int) -> str:
-    if depth >= _MAX_EXPANSIONS:
-        return "value"
-    word, _, rest = inner.partition(" ")
-    if word == "shell":
-        found.append(_expand(rest.strip(), variables, found, depth + 1))
-        return "output"
-    if rest and word in _PATH_FUNCTIONS:
-        return _expand(rest.strip().split(",")[-1], variables, found, depth + 1)
-    if rest or "," in word or ":" in word:
-        _expand(inner, variables, found, depth + 1)  # a function's `$(shell ...)` still runs
-        return "value"
-    value = variables.get(word)
-    if value is None:
-        return "value"
-    return _expand(value, variables, found, depth + 1) if "$" in value else value
-
-
-def _matching(text: str, start: int) -> int:
-    """The index of the bracket closing the one at `start`, or -1."""
-    opener = text[start]
-    closer = ")" if opener == "(" else "}"
-    level = 0
-    for k in range(start, len(text)):
-        char = text[k]
-        if char == opener:
-            level += 1
-        elif char == closer:
-            level -= 1
-            if level == 0:
-                return k
-    return -1
+    makefile = Makefile()
+    makefile.read(logical_lines(text.replace("\r\n", "\n")))
+    return [v for name in makefile.variables for v in makefile.expander.variable(name, 0)]
 
 
 def just_commands(text: str) -> list[str]:
@@ -184,9 +77,8 @@ def just_commands(text: str) -> list[str]:
 
 
 def _just_commands(text: str) -> list[str]:
-    found: list[str] = []
-    for line in logical_lines(text):
-        if line[:1] in (" ", "\t") and line.strip() and not line.strip().startswith("#"):
-            command = line.strip().lstrip("@-")
-            found.append(_JUST_EXPR.sub("value", command) if "{{" in command else command)
-    return found
+    from redline.runs_later.just_syntax import Justfile
+
+    justfile = Justfile()
+    justfile.read(logical_lines(text.replace("\r\n", "\n")))
+    return justfile.commands()

@@ -28,6 +28,15 @@ CRONTAB = "crontab"
 SYSTEM_CRONTAB = "system-crontab"  # with a user field before the command
 LEFTHOOK = "lefthook"  # git hooks as YAML: each command's `run`
 UNIT = "unit"  # systemd units and desktop entries: their `Exec*=` lines
+# Configurations and build files whose settings run commands (`git_config`,
+# `package_rc`, `cmake_lists`, `native_builds`).
+GIT_CONFIG = "git-config"
+NPMRC = "npmrc"
+YARNRC = "yarnrc"
+GYP = "gyp"
+CMAKE = "cmake"
+MESON = "meson"
+PYTHON_TASKS = "python-tasks"  # invoke's tasks.py, fabric's fabfile.py
 
 _BY_NAME = {
     "makefile": MAKE, "gnumakefile": MAKE, "justfile": JUST, ".justfile": JUST,
@@ -45,11 +54,19 @@ _UNIT_SUFFIXES = (".service", ".socket", ".path", ".timer")
 _SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".command")
 
 
+_CONFIG_BY_NAME = {
+    ".gitconfig": GIT_CONFIG, ".npmrc": NPMRC, "npmrc": NPMRC, ".yarnrc.yml": YARNRC,
+    ".yarnrc.yaml": YARNRC, ".yarnrc": YARNRC, "binding.gyp": GYP, "cmakelists.txt": CMAKE,
+    "meson.build": MESON, "meson_options.txt": MESON, "tasks.py": PYTHON_TASKS,
+    "fabfile.py": PYTHON_TASKS, "hatch_build.py": PYTHON,
+}  # fmt: skip
+
+
 def format_of(path: str) -> str | None:
     """The format of the commands in the file at `path`, if a tool runs it later."""
     lowered = path.lower()
     name = lowered.rsplit("/", 1)[-1]
-    found = _BY_NAME.get(name)
+    found = _BY_NAME.get(name) or _config_format(lowered, name)
     if found is not None:
         if found == CRONTAB and lowered.startswith("/etc/"):
             return SYSTEM_CRONTAB
@@ -77,6 +94,20 @@ def format_of(path: str) -> str | None:
         return UNIT
     if name.endswith(_SHELL_SUFFIXES) or is_git_hook(lowered):
         return SHELL
+    return None
+
+
+def _config_format(path: str, name: str) -> str | None:
+    """Git's configuration files, package managers' and build systems'."""
+    found = _CONFIG_BY_NAME.get(name)
+    if found is not None:
+        return found
+    if name.endswith(".cmake"):
+        return CMAKE
+    if name in ("config", "config.worktree") and (path.startswith(".git/") or "/.git/" in path):
+        return GIT_CONFIG  # also a submodule's `.git/modules/NAME/config`
+    if (name == "config" and path.endswith("/git/config")) or path == "/etc/gitconfig":
+        return GIT_CONFIG
     return None
 
 

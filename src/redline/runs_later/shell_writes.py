@@ -42,8 +42,9 @@ def written(inv: Invocation, analysis: Analysis) -> list[Written]:
         text = static_output(inv)
         if text is not None and inv.name == "printf":
             text = text.replace("\\t", "\t")  # a recipe's tab
-        if text is not None:
-            found.extend(Written(t, text) for t in targets)
+        appends = {r.target.value for r in inv.redirects if r.target is not None and ">>" in r.op}
+        if text is not None:  # appended text is a piece of the file (read line by line too)
+            found.extend(Written(t, text, t not in appends) for t in targets)
     name = inv.name
     if name == "tee" and inv.stdin_text is not None:
         found.extend(Written(w.value, inv.stdin_text) for w in inv.options.operands)
@@ -82,8 +83,15 @@ def _sed(inv: Invocation) -> list[Written]:
 
 
 def _npm_pkg_set(inv: Invocation) -> list[Written]:
-    """`npm pkg set scripts.postinstall=CMD`: CMD is a script of `package.json`."""
+    """`npm pkg set scripts.postinstall=CMD`: CMD is a script of `package.json`;
+    `npm config set KEY=VALUE` (or `KEY VALUE`) a line of an `.npmrc`."""
     values = inv.values
+    if values[:2] == ("config", "set"):
+        pairs = [v for v in values[2:] if not v.startswith("-")]
+        lines = [p if "=" in p else f"{p}={pairs[k + 1]}" for k, p in enumerate(pairs[:-1])]
+        lines += [pairs[-1]] if pairs and "=" in pairs[-1] else []
+        text = "\n".join(line for line in lines if "=" in line)
+        return [Written("~/.npmrc", text, False)] if text else []
     if values[:2] != ("pkg", "set"):
         return []
     found: list[Written] = []
