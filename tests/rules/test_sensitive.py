@@ -49,7 +49,8 @@ def ask(family: str) -> tuple[str, tuple[str, ...]]:
         ("echo x > /etc/profile.d/x.sh", ask("shell-rc")),
         ("unzip creds.zip -d ~/.aws", ask("credentials")),
         ("echo '//registry/:_authToken=x' >> ~/.npmrc", ask("credentials")),
-        ("cp x.service ~/.config/systemd/user/", ask("autostart")),
+        # the unit file's content is unseen too (`later.unseen`)
+        ("cp x.service ~/.config/systemd/user/", ("ask", ("later.unseen", "sensitive.write-autostart"))),
         ("timeout 5 cp a /etc/hosts", ask("system-config")),
         ("echo x > /etc/../etc/hosts", ask("system-config")),
         ("chattr +i /etc/resolv.conf", ask("system-config")),

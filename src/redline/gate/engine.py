@@ -11,7 +11,7 @@ from collections.abc import Callable
 
 from redline.decision import Decision, RuleHit, Severity, Verdict
 from redline.fasttuple import NamedTuple
-from redline.gate import call_world, files_read, script_rules, service_contact, shape
+from redline.gate import call_world, files_read, placed_reads, script_rules, service_contact, shape
 from redline.gate.actions import WRITE_KINDS, Action, ActionKind, ToolCall
 from redline.gate.context import CallContext
 from redline.gate.effects import Facts, Subject, collect
@@ -117,6 +117,8 @@ def evaluate(
     if facts.analysis is not None:  # scripts it runs, compose files, Dockerfiles: read from disk
         facts.hits += script_rules.disk_hits(guard, facts.analysis)
         facts.hits = files_read.with_file_hits(facts.hits, facts.analysis, guard)
+        # a file that runs later copied from a file on disk: judged by its text
+        facts.hits = placed_reads.settled(facts.hits, facts.analysis, guard)
     if action.kind in WRITE_KINDS:  # a file that runs later: judged by what it will run
         from redline.gate import later_writes
 

@@ -51,7 +51,7 @@ def hits(
     found: dict[str, RuleHit] = {}
     for path, text, whole in pieces:
         for finding in judge(path, text, base, whole):
-            found.setdefault(finding.rule_id, _hit(finding, path))
+            found.setdefault(finding.rule_id, finding_hit(finding, path))
     return tuple(found.values())
 
 
@@ -108,7 +108,8 @@ def _edit_texts(args: Mapping[str, Any], path: str, read: Any) -> list[tuple[str
     return [(path, new, False) for _, new, _ in pairs if new.strip()]
 
 
-def _hit(finding: Finding, path: str) -> RuleHit:
+def finding_hit(finding: Finding, path: str) -> RuleHit:
+    """A `later.*` finding as the hit the gate reports: the file, and what it would run."""
     from redline.rules.catalog import resolve
 
     rule = resolve(finding.rule_id)

@@ -118,3 +118,30 @@ def is_git_hook(path: str) -> bool:
         return False
     folder = head.rsplit("/", 1)[-1]
     return (folder == "hooks" and head.endswith(".git/hooks")) or folder in (".githooks", ".husky")
+
+
+def runs_unnamed(path: str) -> bool:
+    """A shell file a tool runs without being told its name: a git hook, `.envrc`."""
+    lowered = path.lower()
+    return lowered.rsplit("/", 1)[-1] == ".envrc" or is_git_hook(lowered)
+
+
+# Names that tell, by the file in a folder, that a tool runs the folder's files.
+_PROBES = ("pre-commit", "ci.yml", "x.service", "x.desktop", "tasks.json")
+_HOLDERS = frozenset({".git", ".github", ".circleci", ".vscode"})
+
+
+def holds_later(folder: str) -> bool:
+    """A folder whose files a tool runs later (`.git/hooks`, `.github/workflows`,
+    a systemd or cron folder), or holds such folders (`.git`, `.github`)."""
+    lowered = folder.lower().rstrip("/")
+    if lowered.rsplit("/", 1)[-1] in _HOLDERS:
+        return True
+    return any(format_of(f"{lowered}/{probe}") is not None for probe in _PROBES)
+
+
+
+def runs_unseen(path: str) -> bool:
+    """A file a tool runs on its own (`.sh` scripts run only when named: left out)."""
+    kind = format_of(path)
+    return kind is not None and (kind != SHELL or runs_unnamed(path))
