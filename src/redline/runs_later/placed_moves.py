@@ -61,6 +61,8 @@ class Move(NamedTuple):
 
 
 
+# What a value computed when the text is written stands for in it.
+_VALUE = "${VALUE}"
 _GNU = {"gcp": "cp", "gmv": "mv", "ginstall": "install"}
 _CURL_VALUED = "oudHAXTFebcDEKmrwYyzCQt"
 _WGET_VALUED = "OoaPUeTtwQlAR"
@@ -217,11 +219,12 @@ def _redirected(inv: Invocation, analysis: Analysis) -> list[Move]:
     if static_output(inv) is not None:
         return []  # its text is known: the `later.*` rules judge it
     if inv.name in ("echo", "printf") and inv.stdin_text is None:
-        # Its text but a variable's value: judged with the value a run-time
-        # mark (a command made of one is asked; a token in `.npmrc` is not).
+        # Its text but a variable's value: judged with the value a reference
+        # (a command made of one is asked; a token in `.npmrc` is not).
         from redline.shell import static_text
 
-        text = static_text.echo(inv.values) if inv.name == "echo" else static_text.printf(inv.values)
+        values = tuple(v.replace(DYNAMIC, _VALUE) for v in inv.values)
+        text = static_text.echo(values) if inv.name == "echo" else static_text.printf(values)
         if text is not None:
             return [Move(t, (), "written", whole=not a, text=text) for t, a in targets]
     sources: tuple[str, ...] | None = None
