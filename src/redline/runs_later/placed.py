@@ -15,7 +15,8 @@ from __future__ import annotations
 
 from redline.fasttuple import NamedTuple
 from redline.runs_later import places
-from redline.runs_later.placed_moves import PLACERS, Move, moves
+from redline.runs_later.placed_moves import PLACERS as PLACERS
+from redline.runs_later.placed_moves import Move, moves
 from redline.shell import paths
 from redline.shell.invocation import Invocation
 from redline.shell.model import DYNAMIC
@@ -134,7 +135,9 @@ def _normal(value: str, cwd: str | None) -> str:
     return normal + ("/" if value.endswith(("/", "/.")) else "")
 
 
-def _content(sources: list[str], written: dict[str, str | None]) -> tuple[str | None, tuple[str, ...]]:
+def _content(
+    sources: list[str], written: dict[str, str | None]
+) -> tuple[str | None, tuple[str, ...]]:
     """The text the sources put together when this line wrote them all;
     else the sources the gate may read (`()` when one cannot be read)."""
     if not sources:
@@ -207,11 +210,10 @@ def _before(analysis: Analysis, inv: Invocation) -> dict[str, str | None]:
         if earlier.name in PLACERS:
             for move in moves(earlier, analysis):
                 path = paths.normalize(move.destination, earlier.cwd)
-                if path is not None and (move.folder or move.sources is None):
-                    found[path] = None
-                elif path is not None:
+                if path is None:
+                    continue
+                text = move.text
+                if text is None and move.sources and not move.folder:
                     text, _ = _content([_normal(s, earlier.cwd) for s in move.sources], found)
-                    found[path] = text
+                found[path] = text
     return found
-
-

@@ -42,9 +42,11 @@ _VALUED = {
     "scp": ("PioFclSJD", ()),
 }  # fmt: skip
 _TAR_VALUED = ("fCbTXIgKNVLFH", ("file", "directory", "exclude", "exclude-from", "files-from",
-                                 "transform", "xform", "use-compress-program", "to-command",
-                                 "owner", "group", "mode", "format", "newer", "blocking-factor",
-                                 "record-size", "info-script", "new-volume-script", "label"))  # fmt: skip
+               "transform", "xform", "use-compress-program", "to-command", "owner", "group",
+               "mode", "format", "newer", "blocking-factor", "record-size", "info-script",
+               "new-volume-script", "label"))  # fmt: skip
+
+
 class Move(NamedTuple):
     """Content put at `destination` from `sources` (`None`: not from files).
     `folder` is true when `destination` is a folder the sources go into;
@@ -58,7 +60,6 @@ class Move(NamedTuple):
     tree: bool = False
     whole: bool = True
     text: str | None = None  # known: what a pipe feeds `sponge`
-
 
 
 # What a value computed when the text is written stands for in it.
@@ -87,7 +88,9 @@ def moves(inv: Invocation, analysis: Analysis) -> list[Move]:
         known = inv.stdin_text
         sources = _stdin(inv, analysis) if known is None else ()
         whole = not inv.has_flag("a", ("append",))
-        found += [Move(w.value, sources, "streamed", whole=whole, text=known) for w in _operands(inv)]
+        found += [
+            Move(w.value, sources, "streamed", whole=whole, text=known) for w in _operands(inv)
+        ]
     elif name == "systemctl":
         found += _unit_links(inv)
     elif name in output_options.PROGRAMS:  # `gcc -o .git/hooks/pre-commit x.c`
@@ -210,8 +213,11 @@ def _unit_links(inv: Invocation) -> list[Move]:
 
 def _redirected(inv: Invocation, analysis: Analysis) -> list[Move]:
     """A program's output sent to a file; `cat F > f` puts F there."""
-    targets = [(r.target.value, ">>" in r.op) for r in inv.redirects
-               if r.writes and r.target is not None and _later(r.target.value, inv.cwd)]  # fmt: skip
+    targets = [
+        (r.target.value, ">>" in r.op)
+        for r in inv.redirects
+        if r.writes and r.target is not None and _later(r.target.value, inv.cwd)
+    ]
     if not targets:
         return []
     from redline.shell.carriers import static_output

@@ -140,7 +140,6 @@ def holds_later(folder: str) -> bool:
     return any(format_of(f"{lowered}/{probe}") is not None for probe in _PROBES)
 
 
-
 def runs_unseen(path: str) -> bool:
     """A file a tool runs on its own (`.sh` scripts run only when named: left out)."""
     kind = format_of(path)
