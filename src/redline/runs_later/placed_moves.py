@@ -62,6 +62,8 @@ class Move(NamedTuple):
     text: str | None = None  # known: what a pipe feeds `sponge`
 
 
+# Programs that write nothing: their redirect leaves an empty file.
+_SILENT = frozenset({"", ":", "true", "false"})
 # What a value computed when the text is written stands for in it.
 _VALUE = "${VALUE}"
 _GNU = {"gcp": "cp", "gmv": "mv", "ginstall": "install"}
@@ -222,6 +224,8 @@ def _redirected(inv: Invocation, analysis: Analysis) -> list[Move]:
         return []
     from redline.shell.carriers import static_output
 
+    if inv.name in _SILENT:  # `: > f` empties it (a file tool's write, to the gate)
+        return [Move(t, (), "emptied", text="") for t, _ in targets]
     if static_output(inv) is not None:
         return []  # its text is known: the `later.*` rules judge it
     if inv.name in ("echo", "printf") and inv.stdin_text is None:
