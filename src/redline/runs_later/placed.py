@@ -48,7 +48,10 @@ class Placement(NamedTuple):
 
 def may_place(inv: Invocation) -> bool:
     """A cheap first test: `inv` runs a placer or writes through a redirect."""
-    return inv.name in PLACERS or any(r.writes for r in inv.redirects)
+    if inv.name in PLACERS:
+        return True
+    redirects = inv.redirects  # most invocations have none: no generator for them
+    return bool(redirects) and any(r.writes for r in redirects)
 
 
 def unseen(placement: Placement) -> bool:

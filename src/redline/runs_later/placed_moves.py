@@ -23,8 +23,8 @@ COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "scp", "gcp", "gmv", 
 _TARS = frozenset({"tar", "gtar", "bsdtar"})
 _SEVEN_ZIPS = frozenset({"7z", "7za", "7zr", "7zz"})
 _DOWNLOADERS = frozenset({"curl", "wget", "wget2", "aria2c"})
-_STREAMERS = frozenset({"cat", "tee", "sponge", "dd"})
-PLACERS = (COPIERS | _TARS | _SEVEN_ZIPS | _DOWNLOADERS | _STREAMERS | output_options.PROGRAMS
+STREAMERS = frozenset({"cat", "tee", "sponge", "dd"})
+PLACERS = (COPIERS | _TARS | _SEVEN_ZIPS | _DOWNLOADERS | STREAMERS | output_options.PROGRAMS
            | {"unzip", "systemctl"})  # fmt: skip
 # Options that take a value, per copier (short letters, long names).
 _VALUED = {
