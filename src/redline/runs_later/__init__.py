@@ -12,5 +12,7 @@ when it is written, by the commands its new content carries.
 - `formats`: the other formats (tox, pyproject, Dockerfile, Jenkinsfile,
   crontab, Python build files, shell scripts).
 - `judge`: each carried command analysed and judged by the catalogue.
+- `placed`, `placed_moves`: files put in place whole (copied, linked, extracted,
+  downloaded...), with their content when the command line wrote it.
 - `shell_writes`: what a command line writes into such a file.
 """

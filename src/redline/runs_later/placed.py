@@ -94,8 +94,10 @@ def _placements(inv: Invocation, analysis: Analysis) -> list[Placement]:
 
 def _placed(move: Move, cwd: str | None, written: dict[str, str | None]) -> list[Placement]:
     target = paths.normalize(move.destination, cwd)
-    if target is None or (DYNAMIC in target and not move.folder):
-        return []
+    if target is None or DYNAMIC in target:
+        target = _stand_in(move.destination)
+        if target is None:
+            return []
     sources = [] if move.sources is None else [_normal(s, cwd) for s in move.sources]
     found: list[Placement] = []
     link = move.how == "linked"
@@ -122,6 +124,29 @@ def _placed(move: Move, cwd: str | None, written: dict[str, str | None]) -> list
             found.append(Placement(target, None, on_disk, move.how, True, True))
         found.extend(_written_under(sources, target, written, move.how))
     return found
+
+
+# Git's hooks, by name: a computed folder's `hooks/NAME` is taken for `.git/hooks/NAME`
+# (`cp x "$(git rev-parse --git-dir)/hooks/pre-commit"`).
+_HOOK_NAMES = frozenset({"pre-commit", "prepare-commit-msg", "commit-msg", "post-commit",
+                         "pre-push", "pre-merge-commit", "post-merge", "post-checkout",
+                         "pre-rebase", "post-rewrite", "applypatch-msg", "pre-applypatch",
+                         "post-applypatch", "reference-transaction", "pre-auto-gc",
+                         "post-index-change", "push-to-checkout", "sendemail-validate",
+                         "fsmonitor-watchman", "p4-pre-submit", "post-update", "pre-receive",
+                         "update", "proc-receive"})  # fmt: skip
+
+
+def _stand_in(destination: str) -> str | None:
+    """A destination computed up to its last part (`$DIR/Makefile`): the
+    part the command names, under a stand-in folder."""
+    tail = destination.rsplit(DYNAMIC, 1)[-1].rstrip("/")
+    if not tail.startswith("/") or DYNAMIC in tail:
+        return None
+    parts = tail.split("/")
+    if len(parts) > 2 and parts[-2] == "hooks" and parts[-1] in _HOOK_NAMES:
+        return "/_/.git" + tail
+    return "/_" + tail
 
 
 def _may_be_folder(destination: str) -> bool:
