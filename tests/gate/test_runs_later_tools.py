@@ -19,7 +19,12 @@ HERE = Path(__file__).parent
 # The attack round's tool calls are judged the same way.
 CASES = [
     case
-    for name in ("runs_later_tools.yaml", "attack_round_tools.yaml", "attack_open_fixed_tools.yaml")
+    for name in (
+        "runs_later_tools.yaml",
+        "attack_round_tools.yaml",
+        "attack_open_fixed_tools.yaml",
+        "detect_gaps_tools.yaml",
+    )
     for case in yaml.safe_load((HERE / name).read_text(encoding="utf-8"))
 ]
 
