@@ -160,7 +160,7 @@ class _Builder:
         # `sudo kill $(pgrep x)` belongs to `kill`, not to `sudo`.
         innermost: list[int] = []
         mapped = origin.offset != 0
-        marked = pure.may_mark(text) or any(DYNAMIC in value for _, value in env)
+        marked = pure.may_mark(text) or bool(env and any(DYNAMIC in v for _, v in env))
         for cmd in script.commands:
             first_of.append(len(self.invocations))
             if len(self.invocations) > MAX_INVOCATIONS:

@@ -100,7 +100,7 @@ class Parser(CompoundParser, WordScanner):
                 background=c.background,
                 reads_parent=c.reads_parent,
                 home=c.home,
-                seen=trap_values.kept(c.seen, self.src[c.end :], self.functions) if c.seen else (),
+                seen=c.seen,
             )
             for c in self.cmds
         )
@@ -349,7 +349,7 @@ class Parser(CompoundParser, WordScanner):
             self.current_cmd = outer
         cmd.home = variables.home_seen(self.vars, cmd.assignments)
         if len(cmd.words) > 2 and cmd.words[0].value == "trap":  # its action runs later
-            cmd.seen = trap_values.seen(cmd.words, self.vars)
+            cmd.seen = trap_values.seen(cmd.words, self.vars, self.src[self.i :], self.functions)
         if self.caller_args_read != caller_args_before and len(cmd.words) > 1:
             self._both_readings(cmd)
         for code in variables.after(self.vars, cmd.words, cmd.assignments, cmd.redirects,

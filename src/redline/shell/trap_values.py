@@ -23,8 +23,11 @@ _TRAP_OPTIONS = frozenset({"-l", "-p", "-P", "-"})
 Seen = tuple[tuple[str, str], ...]
 
 
-def seen(words: list[Word], table: dict[str, str]) -> Seen:
-    """The known values of the variables a `trap ACTION SIGNAL...` action names."""
+def seen(
+    words: list[Word], table: dict[str, str], rest: str, functions: Sequence[FunctionDef]
+) -> Seen:
+    """The known values of the variables a `trap ACTION SIGNAL...` action
+    names, less those `rest` (the text after it) may set again (`kept`)."""
     action = words[2] if len(words) > 3 and words[1].value == "--" else words[1]
     if "$" not in action.value or action.value in _TRAP_OPTIONS:
         return ()
@@ -34,7 +37,7 @@ def seen(words: list[Word], table: dict[str, str]) -> Seen:
         value = table.get(name)
         if value is not None and name != "HOME" and (DYNAMIC not in value or _marks(value)):
             found[name] = value
-    return tuple(found.items())
+    return kept(tuple(found.items()), rest, functions) if found else ()
 
 
 def _marks(value: str) -> bool:
