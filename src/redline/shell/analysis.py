@@ -128,7 +128,6 @@ class _Builder:
         # `$HOME` for the scripts the current command carries, when moved.
         self.home: str | None = None
         self.sockets: dict[str, Word] = {}  # descriptor -> `/dev/tcp/...` opened by `exec`
-        self.tmpdir = pure.tmpdir_of(text)  # where `mktemp` makes files, when known
         self.seen: tuple[tuple[str, str], ...] = ()  # what the current `trap`'s action sees
 
     def add_script(
@@ -160,7 +159,9 @@ class _Builder:
         # `sudo kill $(pgrep x)` belongs to `kill`, not to `sudo`.
         innermost: list[int] = []
         mapped = origin.offset != 0
-        marked = pure.may_mark(text) or bool(env and any(DYNAMIC in v for _, v in env))
+        marked = pure.may_mark(text)
+        if env and not marked:  # a `trap`'s values may hold marks (`tmp=$(mktemp -d)`)
+            marked = any(DYNAMIC in value for _, value in env)
         for cmd in script.commands:
             first_of.append(len(self.invocations))
             if len(self.invocations) > MAX_INVOCATIONS:
@@ -169,7 +170,7 @@ class _Builder:
             if mapped:
                 cmd = origin.map_command(cmd)
             if marked:  # `$(pwd)`, `$(dirname "$PWD")`: their values, where this runs
-                cmd = pure.resolve_command(cmd, self.cwd, self.tmpdir)
+                cmd = pure.resolve_command(cmd, self.cwd, pure.tmpdir_of(self.text))
             upstream = self._upstream(script, cmd, first_of)
             stdin = self._stdin(script, cmd, first_of)
             if cmd.parent >= 0:
@@ -390,7 +391,7 @@ class _Builder:
         if carried.label == "trap":  # run later, with the variables as they were set
             env = (*env, *self.seen)
             if DYNAMIC in text and pure.only_marks(text):  # `trap "rm -rf $tmp" EXIT`
-                text = pure.resolve(text, cwd, True, self.tmpdir)
+                text = pure.resolve(text, cwd, True, pure.tmpdir_of(self.text))
         self.add_script(text, inner_origin, depth + 1, (*via, carried.label),
                         env, remote or carried.remote, context)  # fmt: skip
         self.home = home
