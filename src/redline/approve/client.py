@@ -16,14 +16,17 @@ import json
 import os
 import time
 from collections.abc import Mapping
-from typing import IO, TYPE_CHECKING, Any
 
 from redline.approve.paths import ServicePaths
 from redline.approve.wire import DECIDE_TIMEOUT_S, Disconnected, Unreachable, exchange
 from redline.deadline import GATE_TIMEOUT, Deadline, below
 from redline.decision import Decision, RuleHit, Severity, Span, Verdict
+from redline.digest import sha256
 
+TYPE_CHECKING = False  # not `typing`'s: a run's or a hook's start never loads it (ADR 0004)
 if TYPE_CHECKING:
+    from typing import IO, Any
+
     from redline.hooks.base import HookAdapter, HookCall, HookReply, Settings
 
 CONNECT_TIMEOUT_S = 1.0
@@ -56,8 +59,6 @@ def call_digest(
     agent: str | None,
 ) -> str:
     """The canonical hash of a call, which every answer is bound to."""
-    import hashlib
-
     body = {
         "tool": tool,
         "args": args,
@@ -67,7 +68,7 @@ def call_digest(
         "agent": agent,
     }
     text = _canonical(body)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return sha256(text.encode()).hexdigest()
 
 
 def pinned_key(paths: ServicePaths, key: str | None = None) -> bytes:
@@ -101,12 +102,10 @@ def verify(
     """The answer's body, if it is signed by the pinned key and bound to this
     request, nonce and call and still in date (and for a `redline run` call,
     carries back the `run` object it was sent); else `Unverified(code)`."""
-    import hashlib
-
     if not isinstance(envelope, dict) or not isinstance(envelope.get("answer"), dict):
         raise Unverified("malformed")
     body: dict[str, Any] = envelope["answer"]
-    if body.get("key") != hashlib.sha256(pinned).hexdigest()[:16]:
+    if body.get("key") != sha256(pinned).hexdigest()[:16]:
         raise Unverified("unknown-key")
     try:
         signature = base64.b64decode(str(envelope.get("sig", "")), validate=True)

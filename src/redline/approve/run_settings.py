@@ -12,15 +12,16 @@ hint: the run sends the digest of the settings it used, and the service
 refuses the call unjudged and unlogged (409) unless they are its own, so a
 stale or altered file costs a local judgment, never a looser run.
 
-Imports only `os`, `json` and `hashlib` (a run's start).
+Imports only `os`, `json` and `redline.digest` (a run's start).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 from collections.abc import Mapping
+
+from redline.digest import sha256
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -34,7 +35,7 @@ STALE = 409
 def digest(settings: Mapping[str, Any]) -> str:
     """The settings' digest: SHA-256 of their canonical JSON."""
     text = json.dumps(settings, sort_keys=True, separators=(",", ":"), ensure_ascii=True)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return sha256(text.encode()).hexdigest()
 
 
 def path(service_dir: str) -> str:
