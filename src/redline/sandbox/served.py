@@ -47,16 +47,18 @@ def prepare_served(
     `None` when no service judged it. `hold`: an ask waits for the owner
     (`--service`), else it is refused. `ValueError`: the service cannot
     judge the call (an unknown context)."""
-    from redline.approve.run_client import NoService, decide_run
     from redline.approve.run_settings import digest, read, with_profile
     from redline.home import home_dir
-    from redline.secrets import scrub
 
     env_in = dict(os.environ if environ is None else environ)
     home = home_dir(env_in)
-    published = read(os.path.join(home, "service"))
-    if published is None:
-        return None
+    service_dir = os.path.join(home, "service")
+    published = read(service_dir)
+    if published is None or not os.path.exists(os.path.join(service_dir, "hook.sock")):
+        return None  # no service here: nothing more is loaded for it
+    from redline.approve.run_client import NoService, decide_run
+    from redline.secrets import scrub
+
     try:
         settings = published if profile is None else with_profile(published, profile)
     except (AttributeError, KeyError, TypeError):
