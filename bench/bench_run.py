@@ -134,9 +134,11 @@ def measure(
     if os.access(script, os.X_OK):
         forms["run (console script), service running"] = ([script, "run", "--", "true"], served)
     if args.against:
+        # Its own home: its caches are keyed by its own sources. A checkout
+        # without the served path judges locally whether a service runs or not.
         other = f"{os.path.abspath(args.against)}/src"
-        forms["against: run, no service"] = ([*run, "true"], {**env, "PYTHONPATH": other})
-        forms["against: run, service running"] = ([*run, "true"], {**served, "PYTHONPATH": other})
+        home = f"{os.path.dirname(env['REDLINE_HOME'])}/against"
+        forms["against: run"] = ([*run, "true"], {**env, "PYTHONPATH": other, "REDLINE_HOME": home})
     for argv, form_env in forms.values():
         for _ in range(3):  # warm: bytecode, the hook image, the policy cache, the log
             quiet(argv, form_env, ws)
