@@ -160,6 +160,13 @@ def run(args: argparse.Namespace) -> int:
         words = words[1:]
     if bool(words) == bool(args.shell):
         return _usage("give a command after `--`, or `--shell 'TEXT'` (not both)")
+    if words and (words[0].startswith("-") or "=" in words[0]):
+        # Judged as shell text, `X=1 cmd` is an assignment and `-S ...` an option;
+        # run as an argv they are a program's name: the judge would see another command.
+        return _usage(
+            f"the program `{words[0]}` starts with `-` or holds `=`: give its path "
+            "(`./NAME`), or the whole command with `--shell 'TEXT'`"
+        )
     max_procs = min(DEFAULT_MAX_PROCS, args.max_procs or DEFAULT_MAX_PROCS)
     if args.max_procs is not None and args.max_procs < 1:
         return _usage("`--max-procs` must be at least 1")
@@ -214,6 +221,8 @@ def _served(args: argparse.Namespace, command: list[str] | str, level: Level | N
     prints the local judgment; a hook's ticket is checked here)."""
     if args.explain or args.ticket or level is None:
         return None
+    if os.environ.get("REDLINE_POLICY", "").strip():
+        return None  # a policy of the caller's: the service judges by its own
     from redline.sandbox.served import prepare_served
 
     return prepare_served(

@@ -78,6 +78,15 @@ def prepare(
     from redline.secrets import scrub
 
     env_in = dict(os.environ if environ is None else environ)
+    if (
+        not isinstance(command, str)
+        and command
+        and (command[0].startswith("-") or "=" in command[0])
+    ):
+        raise ValueError(
+            f"the program `{command[0]}` starts with `-` or holds `=`: give its path, "
+            "or the command as shell text"
+        )
     text = command if isinstance(command, str) else shlex.join(command)
     argv = shell_argv(command) if isinstance(command, str) else list(command)
     where = os.path.abspath(cwd or os.getcwd())
