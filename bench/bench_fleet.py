@@ -20,6 +20,7 @@ import argparse
 import asyncio
 import json
 import multiprocessing
+import os
 import shutil
 import statistics
 import sys
@@ -119,11 +120,37 @@ def _owner(service: ServiceProcess, stop: threading.Event, answered: dict[str, f
         time.sleep(0.02)
 
 
+def _cpu_s(pids: list[int]) -> float:
+    """CPU seconds used so far by `pids` and their children (Linux `/proc`;
+    0 elsewhere): the replicas' own cost, apart from the load and the machine's."""
+    total = 0.0
+    ticks = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+    seen: set[int] = set()
+    todo = list(pids)
+    while todo:
+        pid = todo.pop()
+        if pid in seen:
+            continue
+        seen.add(pid)
+        try:
+            stat = Path(f"/proc/{pid}/stat").read_text()
+            for task in Path(f"/proc/{pid}/task").iterdir():
+                todo += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+        fields = stat[stat.rfind(")") + 2 :].split()
+        total += (int(fields[11]) + int(fields[12])) / ticks
+    return total
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--pg", default="postgresql://root@127.0.0.1:5432/test")
     parser.add_argument("--seconds", type=float, default=20.0)
     parser.add_argument("--agents", type=int, default=64)
+    parser.add_argument(
+        "--workers", type=int, default=None, help="each replica's judging workers (serve's default)"
+    )
     args = parser.parse_args()
     import psycopg
 
@@ -136,7 +163,10 @@ def main() -> None:
     for name in ("a", "b"):
         (tmp / name).mkdir()
         envs.append(make_env(tmp / name))
-    a = ServiceProcess(envs[0], "--store", url, "--timeout", "600").start()
+    serve = ["--store", url, "--timeout", "600"]
+    if args.workers is not None:
+        serve += ["--workers", str(args.workers)]
+    a = ServiceProcess(envs[0], *serve).start()
     src = ServicePaths(envs[0]["REDLINE_HOME"])
     shutil.copytree(
         src.service_dir,
@@ -144,7 +174,7 @@ def main() -> None:
         ignore=shutil.ignore_patterns("*.sock", "serve.json"),
         dirs_exist_ok=True,
     )
-    b = ServiceProcess(envs[1], "--store", url, "--timeout", "600").start()
+    b = ServiceProcess(envs[1], *serve).start()
     stop, answered = threading.Event(), {}  # type: ignore[var-annotated]
     owner = threading.Thread(target=_owner, args=(b, stop, answered), daemon=True)
     try:
@@ -158,13 +188,16 @@ def main() -> None:
             )
             for i in range(2)
         ]
+        replicas = [p.proc.pid for p in (a, b) if p.proc is not None]
+        cpu = _cpu_s(replicas)
         started = time.perf_counter()
         for load in loads:
             load.start()
         results = [queue.get(timeout=args.seconds + 300) for _ in loads]
+        elapsed = time.perf_counter() - started
+        cpu = _cpu_s(replicas) - cpu
         for load in loads:
             load.join()
-        elapsed = time.perf_counter() - started
     finally:
         stop.set()
         owner.join(timeout=30)
@@ -192,6 +225,8 @@ def main() -> None:
     print(f"replicas: 2 on PostgreSQL, {args.agents} agents, {args.seconds:g} s of load")
     print(f"auto-decisions: {len(auto) / elapsed:,.0f}/s in total ({len(auto)} calls)")
     print(f"auto-decision latency: p50 {ms(auto, 0.5)}, p99 {ms(auto, 0.99)}")
+    per_call = cpu / max(1, sent) * 1e6
+    print(f"replicas' CPU: {per_call:.0f} µs a call (both, with their workers), {cpu / elapsed:.0%}")
     if waits:
         print(
             f"held calls: {len(ids)}; answer to waiting hook: p50 {ms(waits, 0.5)}, "

@@ -7,7 +7,11 @@ that carries it; every record queued while a commit runs, or in the same turn
 of the event loop, goes into the next one, in one transaction. No timer: a
 lone call is committed at once, and under load the batches grow by themselves.
 
-Where a commit runs depends on the store. A local SQLite commit is a fraction
+Where a commit runs depends on the store. A PostgreSQL log is appended to on
+the loop itself, awaited on a connection of the writer's own (`appender`,
+`audit.pg_async`): no thread, no GIL hand-off per batch, and the server waits
+for another replica's write lock while the loop goes on judging calls. A
+local SQLite commit is a fraction
 of a millisecond that holds the GIL most of the time: on the loop it costs
 just that; on a thread it cost as much again in GIL hand-offs and wake-ups,
 and bought no parallel judging (`inline`). Like a lone commit always did, it
@@ -35,9 +39,11 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-from collections.abc import Callable
+import functools
+from collections.abc import Sequence
+from typing import Protocol
 
-from redline.audit.entry import Record
+from redline.audit.entry import Entry, Record
 from redline.audit.store import LogBusy, LogUnavailable, Payload, Store
 
 MAX_BATCH = 256
@@ -50,15 +56,47 @@ BUSY_PAUSES_S = (0.0, 0.0, 0.0002, 0.0005, 0.001, 0.002, 0.005)
 a commit holds it for a fraction of a millisecond."""
 
 Pending = tuple[Record, Payload | None, "asyncio.Future[int]"]
+LOCK_WAIT_S = 1.0
+"""How long an awaited append lets the server wait for the write lock per try."""
+
+
+class Appender(Protocol):
+    """Appends a batch without blocking the loop (`audit.pg_async.AsyncAppender`)."""
+
+    async def append_many(self, items: Sequence[tuple[Record, Payload | None]]) -> list[Entry]: ...
+
+    async def close(self) -> None: ...
+
+
+def writer_for(store: Store) -> LogWriter:
+    """The writer that suits `store`: SQLite commits on the loop, PostgreSQL is
+    awaited on the writer's own connection, anything else on the thread."""
+    from redline.audit.sqlite import SqliteStore
+
+    if isinstance(store, SqliteStore):
+        return LogWriter(store, inline=True)
+    from redline.audit.postgres import PostgresStore
+
+    if isinstance(store, PostgresStore):
+        return LogWriter(store, appender=store.appender(LOCK_WAIT_S))
+    return LogWriter(store)
 
 
 class LogWriter:
     """Appends from the event loop, committed in batches on one thread."""
 
-    def __init__(self, store: Store, max_batch: int = MAX_BATCH, *, inline: bool = False) -> None:
+    def __init__(
+        self,
+        store: Store,
+        max_batch: int = MAX_BATCH,
+        *,
+        inline: bool = False,
+        appender: Appender | None = None,
+    ) -> None:
         self.store = store
         self.max_batch = max_batch
         self.inline = inline
+        self.appender = appender
         self.batches = 0
         self.appended = 0
         self._queue: list[Pending] = []
@@ -88,11 +126,9 @@ class LogWriter:
                 batch = self._queue[: self.max_batch]
                 del self._queue[: self.max_batch]
                 items = [(record, payload) for record, payload, _ in batch]
-                commit = self._commit(items)
                 try:
                     # Calls that arrive while this commits queue up for the next batch.
-                    here = self.inline or len(items) == 1
-                    entries = commit() if here else await loop.run_in_executor(self._thread, commit)
+                    entries = await self._commit(items)
                 except LogBusy as err:
                     busy_since = loop.time() if busy_since is None else busy_since
                     if loop.time() - busy_since < BUSY_WAIT_S:
@@ -134,14 +170,18 @@ class LogWriter:
             if not done.done():
                 done.set_exception(failure)
 
-    def _commit(self, items: list[tuple[Record, Payload | None]]) -> Callable[[], list[int]]:
-        def run() -> list[int]:
+    async def _commit(self, items: list[tuple[Record, Payload | None]]) -> list[int]:
+        if self.appender is not None:
+            entries = await self.appender.append_many(items)
+        elif self.inline or len(items) == 1:
             entries = self.store.append_many(items, wait=False)
-            if len(entries) != len(items):
-                raise LogUnavailable("the log committed a different number of entries", "")
-            return [entry.seq for entry in entries]
-
-        return run
+        else:
+            loop = asyncio.get_running_loop()
+            run = functools.partial(self.store.append_many, items, wait=False)
+            entries = await loop.run_in_executor(self._thread, run)
+        if len(entries) != len(items):
+            raise LogUnavailable("the log committed a different number of entries", "")
+        return [entry.seq for entry in entries]
 
     async def close(self) -> None:
         """Wait for what is queued, then stop the writer's thread."""
@@ -149,3 +189,5 @@ class LogWriter:
         if running is not None:
             await asyncio.shield(running)
         self._thread.shutdown(wait=True)
+        if self.appender is not None:
+            await self.appender.close()
