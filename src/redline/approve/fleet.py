@@ -79,6 +79,9 @@ def schema_statements(schema: str) -> list[str]:
     ]
 
 
+_CHANGES = "SELECT seq, origin, body FROM fleet_changes WHERE seq > ? ORDER BY seq"
+
+
 def replica_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{os.urandom(3).hex()}"
 
@@ -213,12 +216,16 @@ class Fleet:
 
     # -- changes made elsewhere
     def _catch_up(self) -> None:
-        rows = self.service.db.fetch(
-            "SELECT seq, origin, body FROM fleet_changes WHERE seq > ? ORDER BY seq",
-            (self._seen,),
-        )
+        self._apply_rows(self.service.db.fetch(_CHANGES, (self._seen,)))
+
+    async def _catch_up_off_loop(self) -> None:
+        self._apply_rows(await self.service.db.fetch_off_loop(_CHANGES, (self._seen,)))
+
+    def _apply_rows(self, rows: list[tuple[Any, ...]]) -> None:
         for seq, origin, body in rows:
-            self._seen = max(self._seen, int(seq))
+            if int(seq) <= self._seen:
+                continue  # applied by a catch-up that read it first
+            self._seen = int(seq)
             if origin == self.me:
                 continue
             try:
@@ -257,14 +264,14 @@ class Fleet:
             else:
                 service.spawn(channel.settled(held), f"{channel.name} settled {held.id}")
 
-    def _heard(self, payload: str) -> None:
+    async def _heard(self, payload: str) -> None:
         parts = payload.split(" ")
         if parts[0] == "p" and len(parts) >= 3:
             self._pending_changed(parts[1], parts[2], parts[3] if len(parts) > 3 else "")
         elif parts[0] == "s":
             if len(parts) > 2 and parts[2] == self.me:
                 return
-            self._catch_up()
+            await self._catch_up_off_loop()
 
     async def _listen(self) -> None:
         import psycopg
@@ -276,10 +283,10 @@ class Fleet:
                 ) as conn:
                     await conn.execute(f'LISTEN "{self.channel}"'.encode())
                     # Whatever was said while we were not listening.
-                    self._catch_up()
+                    await self._catch_up_off_loop()
                     async for note in conn.notifies():
                         try:
-                            self._heard(note.payload)
+                            await self._heard(note.payload)
                         except Exception:
                             log.exception("fleet notification `%s` failed", note.payload)
             except asyncio.CancelledError:
