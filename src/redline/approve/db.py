@@ -29,6 +29,8 @@ class Database:
         self._lock = threading.Lock()
         self._pg: Any = None
         self._lite: sqlite3.Connection | None = None
+        self._aconn: Any = None
+        self._reading = asyncio.Lock()
         if self.postgres:
             import psycopg
 
@@ -77,6 +79,8 @@ class Database:
             return int(cursor.rowcount)
 
     def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
+        """Rows read; a read that finds its connection broken (the server
+        restarted) is read once more on a new one: reading twice changes nothing."""
         with self._lock:
             if self._lite is not None:
                 return self._lite.execute(sql, params).fetchall()
@@ -93,13 +97,43 @@ class Database:
             return rows
 
     async def fetch_off_loop(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        """`fetch` for a caller on the event loop: a PostgreSQL round trip
-        waits on a thread, so the loop goes on serving calls meanwhile (on a
-        busy machine one round trip can wait out several scheduler slices);
-        SQLite reads in place, faster than the hand-off."""
+        """`fetch` for a caller on the event loop: a PostgreSQL round trip is
+        awaited on a connection of its own, so the loop goes on serving calls
+        meanwhile (on a busy machine one round trip can wait out several
+        scheduler slices); SQLite reads in place, faster than any hand-off."""
         if self._pg is None:
             return self.fetch(sql, params)
-        return await asyncio.to_thread(self.fetch, sql, params)
+        import psycopg
+
+        text = self._sql(sql).encode()
+        async with self._reading:
+            for retry in (False, True):
+                conn = await self._reader()
+                try:
+                    rows: list[Row] = await (await conn.execute(text, params)).fetchall()
+                except psycopg.OperationalError:
+                    if retry or not conn.broken:
+                        raise
+                    continue  # as `fetch`: once more on a new connection
+                return rows
+        raise AssertionError("unreachable")
+
+    async def _reader(self) -> Any:
+        """The connection `fetch_off_loop` reads on, opened again if it broke."""
+        if self._aconn is None or self._aconn.closed or self._aconn.broken:
+            import psycopg
+
+            self._aconn = None
+            conn = await psycopg.AsyncConnection.connect(
+                self._conninfo, autocommit=True, connect_timeout=5
+            )
+            try:
+                await conn.execute(f"SET search_path TO {self.schema}".encode())
+            except BaseException:
+                await conn.close()
+                raise
+            self._aconn = conn
+        return self._aconn
 
     def name(self, application_name: str) -> None:
         """Name this connection (and the next, if it breaks) in `pg_stat_activity`
@@ -139,6 +173,12 @@ class Database:
             )
             for statement in statements:
                 self._pg.execute(self._sql(statement).encode())
+
+    async def close_reader(self) -> None:
+        """Close `fetch_off_loop`'s connection (before `close`, on the loop)."""
+        conn, self._aconn = self._aconn, None
+        if conn is not None:
+            await conn.close()
 
     def close(self) -> None:
         with self._lock:

@@ -155,6 +155,7 @@ class Service:
             with contextlib.suppress(Exception):
                 await channel.stop()
         self.store.close()
+        await self.db.close_reader()
         self.db.close()
 
     # -- the log's head, kept off the machine
