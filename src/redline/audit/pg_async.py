@@ -7,7 +7,7 @@ thread's turn to end). The server waits for the log's write lock itself, up
 to `lock_wait_s` per try (`LogBusy` after it; the writer tries again), so no
 try is refused while another replica commits for a fraction of a millisecond.
 
-Every batch is one `append_entries` call (`pg_append`), checked as the
+Every batch is one `append_entries_v1` call (`pg_append`), checked as the
 synchronous store checks it. A broken connection fails its batch
 (`LogUnavailable`: the calls in it are denied) and the next batch connects
 again, so a restarted server needs no restart of the service.
@@ -33,7 +33,7 @@ class AsyncAppender:
     def __init__(self, url: str, lock_wait_s: float) -> None:
         self._url = url
         self._conninfo, schema = _parse(url)
-        self._call = sql.SQL(pg_append.CALL).format(append=sql.Identifier(schema, "append_entries"))
+        self._call = sql.SQL(pg_append.CALL).format(append=sql.Identifier(schema, pg_append.NAME))
         self._lock_wait_ms = max(1, int(lock_wait_s * 1000))
         self._conn: psycopg.AsyncConnection[Any] | None = None
 

@@ -5,7 +5,7 @@ append takes a table lock that only appenders contend for (`SHARE ROW
 EXCLUSIVE`, readers are not blocked), reads the head and inserts in one
 transaction, so concurrent appenders never fork the chain.
 
-That transaction is one statement, a call of the schema's `append_entries`
+That transaction is one statement, a call of the schema's `append_entries_v1`
 function (`pg_append`): the lock is held for the server's work and its
 commit, never across a round trip. Replicas of older releases take the same
 lock and read the head themselves: both kinds may share a schema.
@@ -112,7 +112,7 @@ class PostgresStore:
         self._tables = {
             "entries": sql.Identifier(schema, "entries"),
             "payloads": sql.Identifier(schema, "payloads"),
-            "append": sql.Identifier(schema, "append_entries"),
+            "append": sql.Identifier(schema, pg_append.NAME),
         }
         self._queries: dict[str, bytes] = {}
 
