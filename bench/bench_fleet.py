@@ -1,17 +1,24 @@
 """Fleet benchmark: 2 replicas of `redline serve` on one PostgreSQL schema.
 
 Run as `python bench/bench_fleet.py` (about a minute; PostgreSQL on
-127.0.0.1:5432, database `test`, or `--pg URL`). 64 simulated agents (kept-alive
-connections on the replicas' hook sockets, half on each, from 2 load
-processes) send a mix of calls the gate decides at once and calls it holds; a
-simulated owner answers every held call on replica B as soon as it sees it.
+127.0.0.1:5432, database `test`, or `--pg URL`). 64 simulated agents (half on
+each replica's hook socket, from 2 load processes) send a mix of calls the
+gate decides at once and calls it holds; a simulated owner answers every held
+call on replica B as soon as it sees it. Like a real hook, an agent opens a
+connection per call (`--keep-alive`: one per agent); it calls back to back,
+or (`--rate N`) the agents offer N calls a second in all at random moments,
+each call timed from when it was due. The replicas run without judging
+workers (`--workers`): two replicas on 2 cores are one process a core.
 It prints:
 - auto-decisions per second in total, and their p50/p99 latency;
+- the replicas' CPU a call (both replicas, with any workers);
 - the held calls' answer latency: from the owner's answer (on B) to the hook
   that waited (on A or B) receiving it;
 - the chain check at the end: `log verify` of the shared log, and the count of
   entries against the calls sent (no entry lost, none twice).
-Goal on a 2-core machine: >= 4,000 auto-decisions/s with p99 <= 20 ms.
+Goal on a 2-core machine: >= 4,000 auto-decisions/s with p99 <= 20 ms. Back to
+back, latency is the agents' count over the rate (Little's law: 64 agents at
+4,000/s wait 16 ms on average), so p99 at a given load is `--rate`'s to say.
 """
 
 from __future__ import annotations

@@ -9,22 +9,20 @@ lone call is committed at once, and under load the batches grow by themselves.
 
 Where a commit runs depends on the store. A PostgreSQL log is appended to on
 the loop itself, awaited on a connection of the writer's own (`appender`,
-`audit.pg_async`): no thread, no GIL hand-off per batch, and the server waits
-for another replica's write lock while the loop goes on judging calls. A
-local SQLite commit is a fraction
-of a millisecond that holds the GIL most of the time: on the loop it costs
-just that; on a thread it cost as much again in GIL hand-offs and wake-ups,
-and bought no parallel judging (`inline`). Like a lone commit always did, it
-then blocks the loop while another process holds the log's write lock. A
-commit that waits on a network (PostgreSQL) goes to the writer's thread while
-the loop goes on judging calls; a lone record is committed on the loop there
-too, as handing it over costs more than its commit.
+`audit.pg_async`): no thread, no GIL hand-off per batch (under load each one
+waited out the judging thread's turn), and the server waits for another
+replica's write lock while the loop goes on judging calls. A local SQLite
+commit is a fraction of a millisecond that holds the GIL most of the time: on
+the loop it costs just that; on a thread it cost as much again in GIL
+hand-offs and wake-ups, and bought no parallel judging (`inline`). Any other
+store commits a batch on the writer's thread, a lone record on the loop.
 
 Several processes may append to one log (the service and its judging
 workers). A store's own wait for another's write lock would block the event
 loop (SQLite's sleeps in whole milliseconds), so the writer asks the store
 not to wait (`LogBusy`), keeps judging calls and tries again moments later
-with what queued up meanwhile in the same batch.
+with what queued up meanwhile in the same batch. An awaited appender waits on
+the server instead, up to `LOCK_WAIT_S` a try.
 
 An answer is only returned after its own transaction committed; if that
 commit fails, every call in it gets `LogUnavailable` (and so a deny
