@@ -168,6 +168,8 @@ class Fleet:
         self.leader = False
         self._seen = 0
         self._applying = False
+        self._again = False
+        self._catching: asyncio.Task[None] | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._wrapped: Callable[[Change], None] | None = None
 
@@ -186,6 +188,8 @@ class Fleet:
             self._tasks.append(asyncio.create_task(self._lead()))
 
     async def stop(self) -> None:
+        if self._catching is not None:
+            self._tasks.append(self._catching)
         for task in self._tasks:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -218,8 +222,21 @@ class Fleet:
     def _catch_up(self) -> None:
         self._apply_rows(self.service.db.fetch(_CHANGES, (self._seen,)))
 
+    def _want_catch_up(self) -> None:
+        """Read what others changed, in a task of its own (one at a time, so
+        changes apply in order) while notices of held calls go on waking hooks."""
+        self._again = True
+        if self._catching is None or self._catching.done():
+            self._catching = asyncio.create_task(self._catch_up_off_loop())
+
     async def _catch_up_off_loop(self) -> None:
-        self._apply_rows(await self.service.db.fetch_off_loop(_CHANGES, (self._seen,)))
+        while self._again:
+            self._again = False
+            try:
+                self._apply_rows(await self.service.db.fetch_off_loop(_CHANGES, (self._seen,)))
+            except Exception:
+                # The next notice, or the listener's next connection, reads again.
+                log.exception("the other replicas' session changes could not be read")
 
     def _apply_rows(self, rows: list[tuple[Any, ...]]) -> None:
         for seq, origin, body in rows:
@@ -264,14 +281,14 @@ class Fleet:
             else:
                 service.spawn(channel.settled(held), f"{channel.name} settled {held.id}")
 
-    async def _heard(self, payload: str) -> None:
+    def _heard(self, payload: str) -> None:
         parts = payload.split(" ")
         if parts[0] == "p" and len(parts) >= 3:
             self._pending_changed(parts[1], parts[2], parts[3] if len(parts) > 3 else "")
         elif parts[0] == "s":
             if len(parts) > 2 and parts[2] == self.me:
                 return
-            await self._catch_up_off_loop()
+            self._want_catch_up()
 
     async def _listen(self) -> None:
         import psycopg
@@ -283,10 +300,10 @@ class Fleet:
                 ) as conn:
                     await conn.execute(f'LISTEN "{self.channel}"'.encode())
                     # Whatever was said while we were not listening.
-                    await self._catch_up_off_loop()
+                    self._want_catch_up()
                     async for note in conn.notifies():
                         try:
-                            await self._heard(note.payload)
+                            self._heard(note.payload)
                         except Exception:
                             log.exception("fleet notification `%s` failed", note.payload)
             except asyncio.CancelledError:

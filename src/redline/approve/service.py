@@ -155,7 +155,7 @@ class Service:
             with contextlib.suppress(Exception):
                 await channel.stop()
         self.store.close()
-        await self.db.close_reader()
+        await self.db.close_readers()
         self.db.close()
 
     # -- the log's head, kept off the machine
