@@ -7,22 +7,20 @@ that carries it; every record queued while a commit runs, or in the same turn
 of the event loop, goes into the next one, in one transaction. No timer: a
 lone call is committed at once, and under load the batches grow by themselves.
 
-Where a commit runs depends on the store. A PostgreSQL log is appended to on
-the loop itself, awaited on a connection of the writer's own (`appender`,
-`audit.pg_async`): no thread, no GIL hand-off per batch (under load each one
-waited out the judging thread's turn), and the server waits for another
-replica's write lock while the loop goes on judging calls. A local SQLite
-commit is a fraction of a millisecond that holds the GIL most of the time: on
-the loop it costs just that; on a thread it cost as much again in GIL
-hand-offs and wake-ups, and bought no parallel judging (`inline`). Any other
-store commits a batch on the writer's thread, a lone record on the loop.
+Where a commit runs depends on the store. A local SQLite commit is a fraction
+of a millisecond that holds the GIL most of the time: on the loop it costs
+just that; on a thread it cost as much again in GIL hand-offs and wake-ups,
+and bought no parallel judging (`inline`). Like a lone commit always did, it
+then blocks the loop while another process holds the log's write lock. A
+commit that waits on a network (PostgreSQL) goes to the writer's thread while
+the loop goes on judging calls; a lone record is committed on the loop there
+too, as handing it over costs more than its commit.
 
 Several processes may append to one log (the service and its judging
 workers). A store's own wait for another's write lock would block the event
 loop (SQLite's sleeps in whole milliseconds), so the writer asks the store
 not to wait (`LogBusy`), keeps judging calls and tries again moments later
-with what queued up meanwhile in the same batch. An awaited appender waits on
-the server instead, up to `LOCK_WAIT_S` a try.
+with what queued up meanwhile in the same batch.
 
 An answer is only returned after its own transaction committed; if that
 commit fails, every call in it gets `LogUnavailable` (and so a deny
@@ -37,11 +35,9 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import functools
-from collections.abc import Sequence
-from typing import Protocol
+from collections.abc import Callable
 
-from redline.audit.entry import Entry, Record
+from redline.audit.entry import Record
 from redline.audit.store import LogBusy, LogUnavailable, Payload, Store
 
 MAX_BATCH = 256
@@ -54,47 +50,15 @@ BUSY_PAUSES_S = (0.0, 0.0, 0.0002, 0.0005, 0.001, 0.002, 0.005)
 a commit holds it for a fraction of a millisecond."""
 
 Pending = tuple[Record, Payload | None, "asyncio.Future[int]"]
-LOCK_WAIT_S = 1.0
-"""How long an awaited append lets the server wait for the write lock per try."""
-
-
-class Appender(Protocol):
-    """Appends a batch without blocking the loop (`audit.pg_async.AsyncAppender`)."""
-
-    async def append_many(self, items: Sequence[tuple[Record, Payload | None]]) -> list[Entry]: ...
-
-    async def close(self) -> None: ...
-
-
-def writer_for(store: Store) -> LogWriter:
-    """The writer that suits `store`: SQLite commits on the loop, PostgreSQL is
-    awaited on the writer's own connection, anything else on the thread."""
-    from redline.audit.sqlite import SqliteStore
-
-    if isinstance(store, SqliteStore):
-        return LogWriter(store, inline=True)
-    from redline.audit.postgres import PostgresStore
-
-    if isinstance(store, PostgresStore):
-        return LogWriter(store, appender=store.appender(LOCK_WAIT_S))
-    return LogWriter(store)
 
 
 class LogWriter:
     """Appends from the event loop, committed in batches on one thread."""
 
-    def __init__(
-        self,
-        store: Store,
-        max_batch: int = MAX_BATCH,
-        *,
-        inline: bool = False,
-        appender: Appender | None = None,
-    ) -> None:
+    def __init__(self, store: Store, max_batch: int = MAX_BATCH, *, inline: bool = False) -> None:
         self.store = store
         self.max_batch = max_batch
         self.inline = inline
-        self.appender = appender
         self.batches = 0
         self.appended = 0
         self._queue: list[Pending] = []
@@ -124,9 +88,11 @@ class LogWriter:
                 batch = self._queue[: self.max_batch]
                 del self._queue[: self.max_batch]
                 items = [(record, payload) for record, payload, _ in batch]
+                commit = self._commit(items)
                 try:
                     # Calls that arrive while this commits queue up for the next batch.
-                    entries = await self._commit(items)
+                    here = self.inline or len(items) == 1
+                    entries = commit() if here else await loop.run_in_executor(self._thread, commit)
                 except LogBusy as err:
                     busy_since = loop.time() if busy_since is None else busy_since
                     if loop.time() - busy_since < BUSY_WAIT_S:
@@ -168,18 +134,14 @@ class LogWriter:
             if not done.done():
                 done.set_exception(failure)
 
-    async def _commit(self, items: list[tuple[Record, Payload | None]]) -> list[int]:
-        if self.appender is not None:
-            entries = await self.appender.append_many(items)
-        elif self.inline or len(items) == 1:
+    def _commit(self, items: list[tuple[Record, Payload | None]]) -> Callable[[], list[int]]:
+        def run() -> list[int]:
             entries = self.store.append_many(items, wait=False)
-        else:
-            loop = asyncio.get_running_loop()
-            run = functools.partial(self.store.append_many, items, wait=False)
-            entries = await loop.run_in_executor(self._thread, run)
-        if len(entries) != len(items):
-            raise LogUnavailable("the log committed a different number of entries", "")
-        return [entry.seq for entry in entries]
+            if len(entries) != len(items):
+                raise LogUnavailable("the log committed a different number of entries", "")
+            return [entry.seq for entry in entries]
+
+        return run
 
     async def close(self) -> None:
         """Wait for what is queued, then stop the writer's thread."""
@@ -187,5 +149,3 @@ class LogWriter:
         if running is not None:
             await asyncio.shield(running)
         self._thread.shutdown(wait=True)
-        if self.appender is not None:
-            await self.appender.close()

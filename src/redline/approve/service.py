@@ -29,13 +29,14 @@ from redline.approve.channel import Channel, shown_text
 from redline.approve.client import call_digest
 from redline.approve.db import Database
 from redline.approve.defaults import HEAD_EVERY_S, HOLD_TIMEOUT_S
-from redline.approve.logwriter import writer_for
+from redline.approve.logwriter import LogWriter
 from redline.approve.pending import Held, Kind, PendingTable, State
 from redline.approve.proposals import ProposalError, Proposals
 from redline.approve.signing import Signer
 from redline.audit.entry import Head
 from redline.audit.recorder import LogUnavailable, Outcome, notice_record, outcome_record
 from redline.audit.redact import redact_value
+from redline.audit.sqlite import SqliteStore
 from redline.audit.store import Store, open_store
 from redline.decision import Decision, Verdict
 from redline.gate.actions import ToolCall
@@ -82,8 +83,8 @@ class Service:
         self.head_every_s = head_every_s
         self.store_url = store_url
         self.store: Store = open_store(store_url)
-        # SQLite commits on the loop, PostgreSQL is awaited; see `LogWriter`.
-        self.writer = writer_for(self.store)
+        # A local SQLite commit is cheapest on the loop; see `LogWriter`.
+        self.writer = LogWriter(self.store, inline=isinstance(self.store, SqliteStore))
         self.db = Database(store_url)
         self.pending = PendingTable(self.db)
         # Without the install's key, one for this process: codes outlive no restart.

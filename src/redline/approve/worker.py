@@ -24,9 +24,10 @@ from starlette.types import Receive, Scope, Send
 from redline.approve import judge, lean, relay
 from redline.approve.install_secrets import read_hook_token
 from redline.approve.link import Link, LinkClosed
-from redline.approve.logwriter import LogWriter, writer_for
+from redline.approve.logwriter import LogWriter
 from redline.approve.paths import ServicePaths
 from redline.approve.signing import Signer
+from redline.audit.sqlite import SqliteStore
 from redline.audit.store import LogUnavailable, open_store, resolve_url
 from redline.decision import Decision, Verdict
 from redline.gate.actions import ToolCall
@@ -201,7 +202,7 @@ def main(argv: list[str] | None = None) -> int:
 
     async def serve() -> None:
         link = await Link.over(link_socket)
-        writer = writer_for(store)
+        writer = LogWriter(store, inline=isinstance(store, SqliteStore))
         app = Worker(gate, signer, writer, link, paths)
         await uvicorn.Server(server_config(app)).serve(sockets=sockets)
 

@@ -18,7 +18,7 @@ import threading
 from collections.abc import Iterator, Sequence
 from datetime import UTC, datetime
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, Self
+from typing import Any, Self
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
 import psycopg
@@ -37,9 +37,6 @@ from redline.audit.store import (
     where,
 )
 from redline.deadline import Deadline
-
-if TYPE_CHECKING:
-    from redline.audit.pg_async import AsyncAppender
 
 DEFAULT_SCHEMA = "redline"
 CONNECT_TIMEOUT_S = 5
@@ -145,12 +142,6 @@ class PostgresStore:
     @property
     def url(self) -> str:
         return display_url(self._url)
-
-    def appender(self, lock_wait_s: float) -> AsyncAppender:
-        """An appender to this log for an event loop, on a connection of its own."""
-        from redline.audit.pg_async import AsyncAppender
-
-        return AsyncAppender(self._url, lock_wait_s)
 
     def append(
         self, record: Record, payload: Payload | None = None, *, deadline: Deadline | None = None
