@@ -8,7 +8,6 @@ PostgreSQL schema) as the log they refer to.
 
 from __future__ import annotations
 
-import asyncio
 import sqlite3
 import threading
 from collections.abc import Sequence
@@ -18,8 +17,6 @@ from redline.audit.store import LogUnavailable
 
 Row = tuple[Any, ...]
 BUSY_TIMEOUT_S = 30.0
-READERS = 4
-"""Connections `fetch_off_loop` reads on at most, each opened when first needed."""
 
 
 class Database:
@@ -31,8 +28,6 @@ class Database:
         self._lock = threading.Lock()
         self._pg: Any = None
         self._lite: sqlite3.Connection | None = None
-        self._idle: list[Any] = []
-        self._readers = asyncio.Semaphore(READERS)
         if self.postgres:
             import psycopg
 
@@ -81,8 +76,6 @@ class Database:
             return int(cursor.rowcount)
 
     def fetch(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        """Rows read; a read that finds its connection broken (the server
-        restarted) is read once more on a new one: reading twice changes nothing."""
         with self._lock:
             if self._lite is not None:
                 return self._lite.execute(sql, params).fetchall()
@@ -97,54 +90,6 @@ class Database:
                     raise
                 rows = self._live().execute(query, params).fetchall()
             return rows
-
-    async def fetch_off_loop(self, sql: str, params: Sequence[Any] = ()) -> list[Row]:
-        """`fetch` for a caller on the event loop: a PostgreSQL round trip is
-        awaited on a connection of its own (up to `READERS` at once), so the
-        loop goes on serving calls meanwhile (on a busy machine one round trip
-        can wait out several scheduler slices); SQLite reads in place, faster
-        than any hand-off."""
-        if self._pg is None:
-            return self.fetch(sql, params)
-        import psycopg
-
-        text = self._sql(sql).encode()
-        async with self._readers:
-            conn = self._idle.pop() if self._idle else None
-            try:
-                for retry in (False, True):
-                    if conn is None or conn.closed or conn.broken:
-                        conn = await self._open_reader()
-                    try:
-                        rows: list[Row] = await (await conn.execute(text, params)).fetchall()
-                    except psycopg.OperationalError:
-                        if retry or not conn.broken:
-                            raise
-                        continue  # as `fetch`: once more on a new connection
-                    return rows
-            finally:
-                if conn is not None and not (conn.closed or conn.broken):
-                    self._idle.append(conn)
-        raise AssertionError("unreachable")
-
-    async def _open_reader(self) -> Any:
-        import psycopg
-
-        conn = await psycopg.AsyncConnection.connect(
-            self._conninfo, autocommit=True, connect_timeout=5
-        )
-        try:
-            await conn.execute(f"SET search_path TO {self.schema}".encode())
-        except BaseException:
-            await conn.close()
-            raise
-        return conn
-
-    async def close_readers(self) -> None:
-        """Close `fetch_off_loop`'s connections (before `close`, on the loop)."""
-        idle, self._idle = self._idle, []
-        for conn in idle:
-            await conn.close()
 
     def name(self, application_name: str) -> None:
         """Name this connection (and the next, if it breaks) in `pg_stat_activity`

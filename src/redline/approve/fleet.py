@@ -79,9 +79,6 @@ def schema_statements(schema: str) -> list[str]:
     ]
 
 
-_CHANGES = "SELECT seq, origin, body FROM fleet_changes WHERE seq > ? ORDER BY seq"
-
-
 def replica_id() -> str:
     return f"{socket.gethostname()}:{os.getpid()}:{os.urandom(3).hex()}"
 
@@ -168,8 +165,6 @@ class Fleet:
         self.leader = False
         self._seen = 0
         self._applying = False
-        self._again = False
-        self._catching: asyncio.Task[None] | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._wrapped: Callable[[Change], None] | None = None
 
@@ -188,8 +183,6 @@ class Fleet:
             self._tasks.append(asyncio.create_task(self._lead()))
 
     async def stop(self) -> None:
-        if self._catching is not None:
-            self._tasks.append(self._catching)
         for task in self._tasks:
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -220,29 +213,12 @@ class Fleet:
 
     # -- changes made elsewhere
     def _catch_up(self) -> None:
-        self._apply_rows(self.service.db.fetch(_CHANGES, (self._seen,)))
-
-    def _want_catch_up(self) -> None:
-        """Read what others changed, in a task of its own (one at a time, so
-        changes apply in order) while notices of held calls go on waking hooks."""
-        self._again = True
-        if self._catching is None or self._catching.done():
-            self._catching = asyncio.create_task(self._catch_up_off_loop())
-
-    async def _catch_up_off_loop(self) -> None:
-        while self._again:
-            self._again = False
-            try:
-                self._apply_rows(await self.service.db.fetch_off_loop(_CHANGES, (self._seen,)))
-            except Exception:
-                # The next notice, or the listener's next connection, reads again.
-                log.exception("the other replicas' session changes could not be read")
-
-    def _apply_rows(self, rows: list[tuple[Any, ...]]) -> None:
+        rows = self.service.db.fetch(
+            "SELECT seq, origin, body FROM fleet_changes WHERE seq > ? ORDER BY seq",
+            (self._seen,),
+        )
         for seq, origin, body in rows:
-            if int(seq) <= self._seen:
-                continue  # applied by a catch-up that read it first
-            self._seen = int(seq)
+            self._seen = max(self._seen, int(seq))
             if origin == self.me:
                 continue
             try:
@@ -288,7 +264,7 @@ class Fleet:
         elif parts[0] == "s":
             if len(parts) > 2 and parts[2] == self.me:
                 return
-            self._want_catch_up()
+            self._catch_up()
 
     async def _listen(self) -> None:
         import psycopg
@@ -300,7 +276,7 @@ class Fleet:
                 ) as conn:
                     await conn.execute(f'LISTEN "{self.channel}"'.encode())
                     # Whatever was said while we were not listening.
-                    self._want_catch_up()
+                    self._catch_up()
                     async for note in conn.notifies():
                         try:
                             self._heard(note.payload)

@@ -72,8 +72,6 @@ _COLUMNS = (
     "id, kind, created, deadline, nonce, call_hash, ref, session, agent, tool, context, call,"
     " shown, decision, state, scope, answered_by, channel, reason, answered_at"
 )
-_GET = f"SELECT {_COLUMNS} FROM pending WHERE id = ?"  # noqa: S608
-_DUE = f"SELECT {_COLUMNS} FROM pending WHERE state = 'pending' AND deadline <= ?"  # noqa: S608
 
 
 @dataclass(frozen=True, slots=True)
@@ -186,12 +184,7 @@ class PendingTable:
         self.db.execute(f"INSERT INTO pending ({_COLUMNS}) VALUES ({marks})", held.row())  # noqa: S608
 
     def get(self, held_id: str) -> Held | None:
-        rows = self.db.fetch(_GET, (held_id,))
-        return Held.from_row(rows[0]) if rows else None
-
-    async def get_off_loop(self, held_id: str) -> Held | None:
-        """`get` without holding up the event loop (`Database.fetch_off_loop`)."""
-        rows = await self.db.fetch_off_loop(_GET, (held_id,))
+        rows = self.db.fetch(f"SELECT {_COLUMNS} FROM pending WHERE id = ?", (held_id,))  # noqa: S608
         return Held.from_row(rows[0]) if rows else None
 
     def waiting(self, kind: Kind | None = None) -> list[Held]:
@@ -242,11 +235,11 @@ class PendingTable:
         )
 
     def due(self, now: float) -> list[Held]:
-        return [Held.from_row(row) for row in self.db.fetch(_DUE, (now,))]
-
-    async def due_off_loop(self, now: float) -> list[Held]:
-        """`due` without holding up the event loop (`Database.fetch_off_loop`)."""
-        return [Held.from_row(row) for row in await self.db.fetch_off_loop(_DUE, (now,))]
+        rows = self.db.fetch(
+            f"SELECT {_COLUMNS} FROM pending WHERE state = 'pending' AND deadline <= ?",  # noqa: S608
+            (now,),
+        )
+        return [Held.from_row(row) for row in rows]
 
     def note(self, held_id: str, channel: str, chat: str, message: str) -> None:
         self.db.execute(

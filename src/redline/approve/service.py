@@ -156,7 +156,6 @@ class Service:
             with contextlib.suppress(Exception):
                 await channel.stop()
         self.store.close()
-        await self.db.close_readers()
         self.db.close()
 
     # -- the log's head, kept off the machine
@@ -304,15 +303,15 @@ class Service:
         `wait_s`; `None` for an unknown id."""
         end = time.monotonic() + max(0.0, min(wait_s, 60.0))
         while True:
-            # Watched before the read: an answer that lands during it still wakes us.
-            event = self._events.setdefault(held_id, asyncio.Event())
-            held = await self.pending.get_off_loop(held_id)
-            if held is None or held.state is not State.PENDING:
-                self._release(held_id)  # nothing left to wait for
-                return None if held is None else self.signed(held)
+            held = self.pending.get(held_id)
+            if held is None:
+                return None
+            if held.state is not State.PENDING:
+                return self.signed(held)
             left = end - time.monotonic()
             if left <= 0 or self.stopping:
                 return {"status": "pending", "request": held.id, "deadline": held.deadline}
+            event = self._events.setdefault(held_id, asyncio.Event())
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(event.wait(), min(left, RECHECK_S))
 
@@ -432,7 +431,9 @@ class Service:
                 self.proposals.execute(held)
             except Exception:
                 log.exception("approved proposal %s could not be carried out", held.id)
-        self._release(held.id)
+        event = self._events.pop(held.id, None)
+        if event is not None:
+            event.set()
         self._bump()
         for channel in self.channels:
             self.spawn(channel.settled(held), f"{channel.name} settled {held.id}")
@@ -459,20 +460,17 @@ class Service:
 
     async def expire_due(self) -> None:
         now = time.time()
-        for held in await self.pending.due_off_loop(now):
+        for held in self.pending.due(now):
             settled = self.pending.resolve(held, State.TIMEOUT, now=now, channel="timeout")
             if settled is not None:
                 await self._settle(settled)
 
     def wake(self, held_id: str) -> None:
         """Another replica changed `held_id`: its waiters here look again."""
-        self._release(held_id)
-        self._bump()
-
-    def _release(self, held_id: str) -> None:
         event = self._events.pop(held_id, None)
         if event is not None:
             event.set()
+        self._bump()
 
     # -- watchers (terminal, web)
     def _bump(self) -> None:
