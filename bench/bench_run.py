@@ -1,15 +1,20 @@
 """Latency of `redline run` (issue #14). Prints figures; asserts nothing but
 that the real workload passes.
 
-    python bench/bench_run.py [--runs N] [--no-workload]
+    python bench/bench_run.py [--runs N] [--no-workload] [--against DIR]
 
 1. `redline run -- true` over `true`: whole processes, median and p90 over N
-   runs (`sys.executable -m redline run -- true`: judge, log, sandbox, and
-   the console script `redline run -- true`), interleaved with `true` and
-   this interpreter's `python -c pass` (the floor of any Python start); and
-   the hook-wrapped form: the text an enforcing hook hands the agent's shell
-   for `true` (bwrap's own launch, `sandbox.direct`), run by `bash -c` as
-   the agent's shell runs it, over `bash -c true`. The goal: at most 15 ms.
+   runs, interleaved round by round with `true`, this interpreter's
+   `python -c pass` and `python -I -S -c pass` (the floors of any Python
+   start): `sys.executable -m redline run -- true` judged in the process
+   (no service: judge, log, sandbox), the same with a `redline serve`
+   running in its home (the served path: the warm service judges and logs),
+   and the console script. `--against DIR` adds the same forms run from
+   another checkout's sources (`DIR/src`, e.g. a worktree of main), same
+   interpreter, interleaved: an A/B on the shared machine. Then the
+   hook-wrapped form: the text an enforcing hook hands the agent's shell for
+   `true` (bwrap's own launch, `sandbox.direct`), run by `bash -c` as the
+   agent's shell runs it, over `bash -c true`. The goal: at most 15 ms.
 2. Where it goes: in one warm process, the sandbox alone (`launch` of `true`
    under each level: bwrap or Landlock, the signal shim, the pids cgroup),
    and bwrap's own start (its argv, run directly). The goal is at most 15 ms
@@ -17,8 +22,8 @@ that the real workload passes.
 3. A real workload through it: a `git` + `pip` sequence, and a part of the
    project's own test suite, timed bare and under `redline run`.
 
-Runs in a temporary REDLINE_HOME and HOME; the policy cache and bytecode are
-warmed first.
+Runs in temporary REDLINE_HOMEs (one with a service, one without) and HOME;
+the policy cache and bytecode are warmed first.
 """
 
 from __future__ import annotations
@@ -52,12 +57,12 @@ def timed(fn: Callable[[], object], runs: int) -> list[float]:
 
 
 def interleaved(
-    forms: dict[str, list[str]], env: dict[str, str], cwd: str, runs: int
+    forms: dict[str, tuple[list[str], dict[str, str]]], cwd: str, runs: int
 ) -> dict[str, list[float]]:
     """Each form once per round, so the shared machine's load hits all alike."""
     out: dict[str, list[float]] = {name: [] for name in forms}
     for _ in range(runs):
-        for name, argv in forms.items():
+        for name, (argv, env) in forms.items():
             start = time.perf_counter()
             quiet(argv, env, cwd)
             out[name].append((time.perf_counter() - start) * 1000)
@@ -78,38 +83,83 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--no-workload", action="store_true")
+    parser.add_argument("--against", metavar="DIR", help="another checkout to interleave (A/B)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-run-") as tmp:
         env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
         env.update(REDLINE_HOME=f"{tmp}/redline", HOME=f"{tmp}/home")
+        served = {**env, "REDLINE_HOME": f"{tmp}/served"}
         os.makedirs(f"{tmp}/home")
         ws = f"{tmp}/ws"
         os.makedirs(ws)
         run = [sys.executable, "-m", "redline", "run", "--"]
-        for _ in range(3):  # warm: bytecode, the policy cache, the log
-            quiet([*run, "true"], env, ws)
-        print(f"redline run (runs={args.runs}, interleaved)")
-        script = str(Path(sys.executable).with_name("redline"))
-        forms = {
-            "true": ["true"],
-            "python -c pass": [sys.executable, "-c", "pass"],
-            "redline run -- true": [*run, "true"],
-        }
-        if os.access(script, os.X_OK):
-            forms["redline run -- true (console script)"] = [script, "run", "--", "true"]
-        ms = interleaved(forms, env, ws, args.runs)
-        for name, times in ms.items():
-            print(summary(name, times))
-        bare = statistics.median(ms["true"])
-        python = statistics.median(ms["python -c pass"])
-        whole = statistics.median(ms["redline run -- true"])
-        ratios = f"x{whole / bare:.1f} of `true`, x{whole / python:.1f} of `python -c pass`"
-        print(f"  redline run -- true is {ratios}")
-        print(f"  added by redline run (median): {whole - bare:.1f} ms (goal: at most 15 ms)")
-        hook_wrapped(env, ws, args.runs, bare)
-        sandbox_only(env, ws, args.runs)
-        if not args.no_workload:
-            return workload(env, ws, run)
+        service = start_service(served, ws)
+        try:
+            return measure(args, env, served, ws, run)
+        finally:
+            service.terminate()
+            service.wait(timeout=30)
+
+
+def start_service(env: dict[str, str], ws: str) -> subprocess.Popen[bytes]:
+    """`redline serve` in `env`'s home, once its hook socket answers."""
+    service = subprocess.Popen(
+        [sys.executable, "-m", "redline", "serve"],
+        env=env, cwd=ws, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )  # fmt: skip
+    from redline.approve.wire import Unreachable, exchange
+
+    for _ in range(600):
+        try:
+            exchange(f"{env['REDLINE_HOME']}/service/hook.sock", "GET", "/v1/health")
+            return service
+        except Unreachable:
+            time.sleep(0.1)
+    service.terminate()
+    raise SystemExit("the service did not start")
+
+
+def measure(
+    args: argparse.Namespace, env: dict[str, str], served: dict[str, str], ws: str, run: list[str]
+) -> int:
+    forms: dict[str, tuple[list[str], dict[str, str]]] = {
+        "true": (["true"], env),
+        "python -c pass": ([sys.executable, "-c", "pass"], env),
+        "python -I -S -c pass": ([sys.executable, "-I", "-S", "-c", "pass"], env),
+        "run, no service": ([*run, "true"], env),
+        "run, service running": ([*run, "true"], served),
+    }
+    script = str(Path(sys.executable).with_name("redline"))
+    if os.access(script, os.X_OK):
+        forms["run (console script), service running"] = ([script, "run", "--", "true"], served)
+    if args.against:
+        # Its own home: its caches are keyed by its own sources. A checkout
+        # without the served path judges locally whether a service runs or not.
+        other = f"{os.path.abspath(args.against)}/src"
+        home = f"{os.path.dirname(env['REDLINE_HOME'])}/against"
+        forms["against: run"] = ([*run, "true"], {**env, "PYTHONPATH": other, "REDLINE_HOME": home})
+    for argv, form_env in forms.values():
+        for _ in range(3):  # warm: bytecode, the hook image, the policy cache, the log
+            quiet(argv, form_env, ws)
+    print(f"redline run (runs={args.runs}, interleaved; against: {args.against or '-'})")
+    ms = interleaved(forms, ws, args.runs)
+    for name, times in ms.items():
+        print(summary(name, times))
+    bare = statistics.median(ms["true"])
+    python = statistics.median(ms["python -c pass"])
+    for name in forms:
+        if "run" not in name:
+            continue
+        whole = statistics.median(ms[name])
+        print(
+            f"  {name:<44} +{whole - bare:6.1f} ms over `true` (goal: at most 15 ms), "
+            f"x{whole / bare:.1f} of `true`, x{whole / python:.1f} of `python -c pass`"
+        )
+    hook_wrapped(env, ws, args.runs, bare)
+    sandbox_only(env, ws, args.runs)
+    if not args.no_workload:
+        return workload(env, ws, run)
     return 0
 
 

@@ -9,7 +9,13 @@ from pathlib import Path
 
 import pytest
 from botapi import BotApi
-from servicekit import Env, ServiceProcess, make_env
+from servicekit import Env, HookProcess, ServiceProcess, make_env
+
+
+@pytest.fixture(autouse=True)
+def _no_hook_left_waiting() -> Iterator[None]:
+    yield
+    HookProcess.finish_all()
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from redline.approve.paths import ServicePaths
 from redline.approve.wire import Unreachable, exchange
@@ -112,7 +112,21 @@ def hook_payload(command: str, session: str = "s1", **extra: Any) -> dict[str, A
 class HookProcess:
     """`redline hook generic --service` as its own process, still waiting."""
 
+    live: ClassVar[list[HookProcess]] = []
+    """Started and not yet read: `finish_all` ends them after each test."""
+
+    @classmethod
+    def finish_all(cls) -> None:
+        """End the hooks a test left waiting and close their pipes (else they
+        are closed by the garbage collector, in whatever test runs then)."""
+        while cls.live:
+            proc = cls.live.pop().proc
+            if proc.poll() is None:
+                proc.kill()
+            proc.communicate(timeout=30)
+
     def __init__(self, env: Mapping[str, str], payload: Any, *flags: str) -> None:
+        HookProcess.live.append(self)
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "redline", "hook", "generic", "--service", *flags],
             env=dict(env),
@@ -128,6 +142,8 @@ class HookProcess:
 
     def result(self, timeout: float = 300.0) -> tuple[int, dict[str, Any], str]:
         out, err = self.proc.communicate(timeout=timeout)
+        if self in HookProcess.live:
+            HookProcess.live.remove(self)
         return self.proc.returncode, json.loads(out), err
 
     def running(self) -> bool:

@@ -301,3 +301,36 @@ def test_anything_else_is_left_to_argparse(argv: list[str]) -> None:
     from redline.cli.run import fast_args
 
     assert fast_args(argv) is None
+
+
+@pytest.mark.parametrize("first", ["X=/t/p", "-S", "--split-string=echo hi"])
+def test_a_program_name_the_shell_would_read_otherwise_is_refused(
+    ws: Path, first: str, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Judged as text, `X=/t/p echo hi` is an assignment and `-S '...'` an
+    option; run as an argv they are a program (or `env`'s option): the judge
+    would approve another command than the one that runs."""
+    (ws / "ran").unlink(missing_ok=True)
+    code = main(["run", "--cwd", str(ws), "--", first, "echo", "hi"])
+    assert code == exitcodes.ERROR or code == 2
+    assert "starts with `-` or holds `=`" in capsys.readouterr().err
+    with pytest.raises(ValueError, match="starts with"):
+        sandbox_run.prepare([first, "echo", "hi"], cwd=str(ws))
+
+
+def test_a_policy_of_the_callers_own_is_not_left_to_the_service(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The service judges by its policy: a run given another (`REDLINE_POLICY`)
+    is judged here, by that one."""
+    import argparse
+
+    from redline.cli import run as cli_run
+
+    def served(*args: object, **kwargs: object) -> object:
+        raise AssertionError("the service was asked")
+
+    monkeypatch.setattr("redline.sandbox.served.prepare_served", served)
+    monkeypatch.setenv("REDLINE_POLICY", "/srv/strict.yaml")
+    args = argparse.Namespace(explain=False, ticket=None)
+    assert cli_run._served(args, ["true"], probe()) is None

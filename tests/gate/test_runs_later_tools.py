@@ -25,6 +25,8 @@ CASES = [
         "attack_open_fixed_tools.yaml",
         "attack_round_3_tools.yaml",
         "runs_later_3_tools.yaml",
+        "detect_gaps_tools.yaml",
+        "attack_round_4_tools.yaml",
     )
     for case in yaml.safe_load((HERE / name).read_text(encoding="utf-8"))
 ]

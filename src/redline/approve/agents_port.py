@@ -63,7 +63,7 @@ def agents_app(service: Service, agents: RemoteAgents) -> Starlette:
         except ValueError as err:
             if isinstance(err, lean.Unreadable):
                 await service.record_unreadable(f"{err} (agent {who})")
-            return JSONResponse({"error": str(err)}, status_code=400)
+            return JSONResponse({"error": str(err)}, status_code=getattr(err, "status", 400))
         return JSONResponse(reply)
 
     async def held(request: Request) -> Response:

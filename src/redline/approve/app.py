@@ -60,7 +60,7 @@ def agent_routes(service: Service) -> list[BaseRoute]:
         except ValueError as err:
             if isinstance(err, lean.Unreadable):
                 await service.record_unreadable(str(err))
-            return _error(400, str(err))
+            return _error(getattr(err, "status", 400), str(err))
 
     async def held(request: Request) -> Response:
         answer = await service.wait(request.path_params["id"], _number(request, "wait", 0.0))

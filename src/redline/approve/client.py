@@ -16,14 +16,17 @@ import json
 import os
 import time
 from collections.abc import Mapping
-from typing import IO, TYPE_CHECKING, Any
 
 from redline.approve.paths import ServicePaths
 from redline.approve.wire import DECIDE_TIMEOUT_S, Disconnected, Unreachable, exchange
 from redline.deadline import GATE_TIMEOUT, Deadline, below
 from redline.decision import Decision, RuleHit, Severity, Span, Verdict
+from redline.digest import sha256
 
+TYPE_CHECKING = False  # not `typing`'s: a run's or a hook's start never loads it (ADR 0004)
 if TYPE_CHECKING:
+    from typing import IO, Any
+
     from redline.hooks.base import HookAdapter, HookCall, HookReply, Settings
 
 CONNECT_TIMEOUT_S = 1.0
@@ -56,8 +59,6 @@ def call_digest(
     agent: str | None,
 ) -> str:
     """The canonical hash of a call, which every answer is bound to."""
-    import hashlib
-
     body = {
         "tool": tool,
         "args": args,
@@ -67,7 +68,7 @@ def call_digest(
         "agent": agent,
     }
     text = _canonical(body)
-    return hashlib.sha256(text.encode()).hexdigest()
+    return sha256(text.encode()).hexdigest()
 
 
 def pinned_key(paths: ServicePaths, key: str | None = None) -> bytes:
@@ -96,25 +97,22 @@ def verify(
     nonce: str,
     call: str,
     now: float | None = None,
+    run: Mapping[str, Any] | None = None,
 ) -> dict[str, Any]:
     """The answer's body, if it is signed by the pinned key and bound to this
-    request, nonce and call and still in date; else `Unverified(code)`."""
-    import hashlib
-
-    from cryptography.exceptions import InvalidSignature
-    from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-
+    request, nonce and call and still in date (and for a `redline run` call,
+    carries back the `run` object it was sent); else `Unverified(code)`."""
     if not isinstance(envelope, dict) or not isinstance(envelope.get("answer"), dict):
         raise Unverified("malformed")
     body: dict[str, Any] = envelope["answer"]
-    if body.get("key") != hashlib.sha256(pinned).hexdigest()[:16]:
+    if body.get("key") != sha256(pinned).hexdigest()[:16]:
         raise Unverified("unknown-key")
     try:
         signature = base64.b64decode(str(envelope.get("sig", "")), validate=True)
-        text = _canonical(body)
-        Ed25519PublicKey.from_public_bytes(pinned).verify(signature, text.encode())
-    except (ValueError, InvalidSignature):
+    except ValueError:
         raise Unverified("bad-signature") from None
+    if not signed_by(pinned, signature, _canonical(body).encode()):
+        raise Unverified("bad-signature")
     if body.get("nonce") != nonce:
         raise Unverified("replayed")
     if request is not None and body.get("request") != request:
@@ -125,7 +123,29 @@ def verify(
     expires = body.get("expires")
     if not isinstance(expires, int | float) or moment > expires:
         raise Unverified("expired")
+    if run is not None:
+        judged = body.get("decision")
+        if not isinstance(judged, dict) or judged.get("run") != dict(run):
+            raise Unverified("run-mismatch")
     return body
+
+
+def signed_by(pinned: bytes, signature: bytes, text: bytes) -> bool:
+    """Whether `signature` is the pinned Ed25519 key's over `text`. Any
+    failure (a bad key, a bad signature, a broken library) is a no."""
+    try:
+        try:  # the public class's own backend, without its `typing` and helpers (ADR 0004)
+            from cryptography.hazmat.bindings._rust import openssl as backend
+
+            key: Any = backend.ed25519.from_public_bytes(pinned)
+        except (ImportError, AttributeError):
+            from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
+
+            key = Ed25519PublicKey.from_public_bytes(pinned)
+        key.verify(signature, text)
+    except Exception:  # noqa: BLE001 - fail closed on anything
+        return False
+    return True
 
 
 def decide_hook_call(
@@ -266,7 +286,7 @@ def _ask(
         if reply.get("status") == "answered":
             return from_answer(verify(reply, pinned, request=None, nonce=nonce, call=digest))
         held, expires = str(reply["request"]), float(reply["deadline"])
-        return _wait(
+        return wait_held(
             where, held, expires, pinned, nonce, digest, connect_timeout, bound, headers, ca
         )
     except Unverified as err:
@@ -275,7 +295,7 @@ def _ask(
         return unverified("malformed", "the service's reply cannot be read")
 
 
-def _wait(
+def wait_held(
     where: str,
     held: str,
     expires: float,
@@ -286,9 +306,11 @@ def _wait(
     bound: Deadline,
     headers: dict[str, str] | None = None,
     ca: str | None = None,
+    run: Mapping[str, Any] | None = None,
 ) -> Decision:
     """Long-poll for held call `held` until it `expires` (wall clock) and
-    `GRACE_S` more, or the hook's deadline `bound` comes first."""
+    `GRACE_S` more, or the hook's deadline `bound` comes first; `Unverified`
+    for an answer that does not verify."""
     problem: str | None = None
     while (left := expires + GRACE_S - time.time()) > 0:
         if (mine := bound.wait_s()) <= 0:
@@ -315,7 +337,8 @@ def _wait(
         if status == 404:
             raise Unverified("unknown-request", f"the service does not know request `{held}`")
         if isinstance(reply, dict) and reply.get("status") == "answered":
-            return from_answer(verify(reply, pinned, request=held, nonce=nonce, call=digest))
+            body = verify(reply, pinned, request=held, nonce=nonce, call=digest, run=run)
+            return from_answer(body)
     if problem is not None:
         return unreachable(problem)
     return outcome_timeout(held)

@@ -246,6 +246,8 @@ class Fleet:
             return
         service = self.service
         service.wake(held_id)
+        if not service.channels:
+            return  # no channel to tell: spare the loop a read of the row
         held = service.pending.get(held_id)
         if held is None:
             return

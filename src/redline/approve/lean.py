@@ -176,7 +176,7 @@ async def decide(service: Service, scope: Scope, receive: Receive, send: Send) -
         return
     try:
         answer, text = await service.decide_reply(request[1])
-    except ValueError as err:
-        await reply(send, 400, {"error": str(err)})
+    except ValueError as err:  # 409 for a run's stale settings (`judge.StaleSettings`)
+        await reply(send, getattr(err, "status", 400), {"error": str(err)})
         return
     await reply(send, 200, answer, text)

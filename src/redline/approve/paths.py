@@ -20,7 +20,8 @@ Imports only `os`, for the hook's start.
 from __future__ import annotations
 
 import os
-from typing import NamedTuple
+
+from redline.fasttuple import NamedTuple
 
 SERVICE_DIR = "service"
 AGENT_GROUP_FILE = "agent-group"

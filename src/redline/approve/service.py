@@ -74,8 +74,12 @@ class Service:
         head_every_s: float = HEAD_EVERY_S,
         hook_token: str | None = None,
         pairing_key: bytes | None = None,
+        service_dir: str | None = None,
     ) -> None:
         self.gate = gate
+        self.service_dir = service_dir  # where the run settings are published
+        if service_dir is not None:
+            judge.publish_run_settings(service_dir, gate)
         self.hook_token = hook_token
         """What hooks on loopback HTTP must send (`install_secrets`); `None`: none may."""
         self.signer = signer
@@ -178,19 +182,9 @@ class Service:
             await self.send_head("the daily checkpoint")
 
     # -- the agent's side
-    async def _record(
-        self, call: ToolCall, agent: str | None, decision: Decision
-    ) -> tuple[Decision, int | None]:
-        return await judge.record(self.writer.append, call, agent, decision, self.known)
-
     async def record_unreadable(self, problem: str) -> None:
         """Log a decision request refused before its call could be read."""
         await judge.record_unreadable(self.writer.append, problem, self.known)
-
-    def _now(
-        self, nonce: str, digest: str, seq: int | None, decision: Decision
-    ) -> tuple[dict[str, Any], bytes]:
-        return judge.answer_now(self.signer, nonce, digest, seq, decision)
 
     async def decide(self, body: Mapping[str, Any]) -> dict[str, Any]:
         """Judge one call: a signed answer now, or a held request to wait on."""
@@ -203,16 +197,21 @@ class Service:
         `origin`: the remote agent and address the call came from (shown and
         logged with the hook's own name; the call's hash is the hook's)."""
         call, nonce, agent = asked = judge.read_call(body)
+        run = judge.run_of(body, self.gate, call, self.service_dir)  # `redline run`'s call
         if origin is not None:
             agent = f"{agent or 'hook'} · {origin}"
         decision, opinion = await self._second_opinion(call, judge.check(self.gate, call))
-        decision, seq = await self._record(call, agent, decision)
+        decision = judge.settle_run(self.gate, call, decision, run)
+        logged = judge.logged_call(call, run)
+        decision, seq = await judge.record(self.writer.append, logged, agent, decision, self.known)
         if opinion is not None and seq is not None:
             decision = await self._record_opinion(opinion, seq, call, agent, decision)
         digest = asked.digest
         if decision.verdict is not Verdict.ASK:
-            return self._now(nonce, digest, seq, decision)
-        held = self.hold(Kind.CALL, call, decision, seq, nonce, digest, agent, opinion=opinion)
+            return judge.answer_now(self.signer, nonce, digest, seq, decision, run)
+        held = self.hold(
+            Kind.CALL, call, decision, seq, nonce, digest, agent, opinion=opinion, run=run
+        )
         return {"status": "pending", "request": held.id, "deadline": held.deadline}, None
 
     async def _second_opinion(
@@ -250,10 +249,10 @@ class Service:
         args, shown = self.proposals.validate(kind, redact_value(raw, self.known))
         call = ToolCall(kind, args, None, None, session)
         asked = Decision(Verdict.ASK, reason=f"`{kind}` is only proposed", code="proposal")
-        decision, seq = await self._record(call, agent, asked)
+        decision, seq = await judge.record(self.writer.append, call, agent, asked, self.known)
         digest = call_digest(kind, raw, None, session, None, agent)
         if decision.verdict is not Verdict.ASK:
-            return self._now(nonce, digest, seq, decision)[0]
+            return judge.answer_now(self.signer, nonce, digest, seq, decision)[0]
         held = self.hold(Kind.PROPOSAL, call, decision, seq, nonce, digest, agent, shown=shown)
         return {"status": "pending", "request": held.id, "deadline": held.deadline}
 
@@ -268,11 +267,14 @@ class Service:
         agent: str | None,
         shown: str | None = None,
         opinion: Opinion | None = None,
+        run: Mapping[str, Any] | None = None,
     ) -> Held:
         now = time.time()
         judged = decision.to_json()
         if opinion is not None:
             judged["opinion"] = opinion.to_json()  # shown to the owner with the call
+        if run is not None:
+            judged["run"] = dict(run)  # signed with the owner's answer, as `answer_now` does
         args = redact_value(dict(call.args), self.known)
         stored = {"tool": call.tool, "args": args, "cwd": call.cwd}
         held = Held(

@@ -51,6 +51,7 @@ class Worker:
         self.signer = signer
         self.writer = writer
         self.link = link
+        self.service_dir = paths.service_dir
         self.known = judge.known_secrets(os.environ)
         self.hook_token = read_hook_token(paths)
         self.hook_relay = relay.Relay(paths.relay_socket("hook"))
@@ -88,19 +89,22 @@ class Worker:
         data, body = request
         try:
             asked = judge.read_call(body)
+            run = judge.run_of(body, self.gate, asked.call, self.service_dir)
             decision = judge.check(self.gate, asked.call)
+            decision = judge.settle_run(self.gate, asked.call, decision, run)
         except ValueError as err:
-            await lean.reply(send, 400, {"error": str(err)})
+            await lean.reply(send, getattr(err, "status", 400), {"error": str(err)})
             return
         if decision.verdict is Verdict.ASK or self._wants_opinion(asked.call, decision):
             # Held calls, and second opinions, live in the service: it judges
             # this one again (and asks the model, and holds it).
             await onward.forward(scope, receive, send, data, self._relayed_by)
             return
+        logged = judge.logged_call(asked.call, run)
         decision, seq = await judge.record(
-            self.writer.append, asked.call, asked.agent, decision, self.known
+            self.writer.append, logged, asked.agent, decision, self.known
         )
-        answer, text = judge.answer_now(self.signer, asked.nonce, asked.digest, seq, decision)
+        answer, text = judge.answer_now(self.signer, asked.nonce, asked.digest, seq, decision, run)
         await lean.reply(send, 200, answer, text, self._judged_by)
 
     def _wants_opinion(self, call: ToolCall, decision: Decision) -> bool:

@@ -4,6 +4,11 @@
 append takes a table lock that only appenders contend for (`SHARE ROW
 EXCLUSIVE`, readers are not blocked), reads the head and inserts in one
 transaction, so concurrent appenders never fork the chain.
+
+That transaction is one statement, a call of the schema's `append_entries_v1`
+function (`pg_append`): the lock is held for the server's work and its
+commit, never across a round trip. Replicas of older releases take the same
+lock and read the head themselves: both kinds may share a schema.
 """
 
 from __future__ import annotations
@@ -20,6 +25,7 @@ import psycopg
 from psycopg import sql
 from psycopg.pq import TransactionStatus
 
+from redline.audit import pg_append
 from redline.audit.chain import payload_digest
 from redline.audit.entry import Entry, Head, Link, Record, format_time
 from redline.audit.store import (
@@ -28,7 +34,6 @@ from redline.audit.store import (
     Payload,
     Query,
     display_url,
-    seal_batch,
     where,
 )
 from redline.deadline import Deadline
@@ -76,24 +81,16 @@ _SCHEMA = (
     """CREATE OR REPLACE TRIGGER payloads_read_only BEFORE UPDATE ON {schema}.payloads
         FOR EACH ROW EXECUTE FUNCTION {schema}.append_only()""",
 )
+# With a deadline, every wait of the transaction (the lock, the statement) is
+# bounded by what is left of it (milliseconds, set per transaction).
+_BOUNDS = "SELECT set_config('lock_timeout', %s, true), set_config('statement_timeout', %s, true)"
 _RULE_SQL = "(body::jsonb -> 'rules') ? %s"
-_LOCK = "LOCK TABLE {entries} IN SHARE ROW EXCLUSIVE MODE"
 _HEAD = "SELECT seq, hash FROM {entries} ORDER BY seq DESC LIMIT 1"
-# A transaction's opening, in one round trip by the simple protocol (no
-# prepared statements): a lock refused (NOWAIT) leaves nothing queued behind
-# it, whose skipped preparation would confuse the driver's statement cache.
-_OPEN = {True: f"BEGIN; {_LOCK}; {_HEAD}", False: f"BEGIN; {_LOCK} NOWAIT; {_HEAD}"}
-# With a deadline, every wait of the transaction (the lock, each statement)
-# is bounded by what is left of it (milliseconds, set per transaction).
-_OPEN_BY = "BEGIN; SET LOCAL lock_timeout = %d; SET LOCAL statement_timeout = %d; "
-_LOCK_AND_HEAD = f"{_LOCK}; {_HEAD}"
 # Raised when a bounded wait ran out: the lock (55P03), a statement (57014).
 _TIMED_OUT = (psycopg.errors.LockNotAvailable, psycopg.errors.QueryCanceled)
 _FIRST_PAGE = "SELECT seq, prev, hash, body FROM {entries} ORDER BY seq LIMIT %s"
 _PAGE = "SELECT seq, prev, hash, body FROM {entries} WHERE seq > %s ORDER BY seq LIMIT %s"
 _PAGE_SIZE = 5_000
-_INSERT = "INSERT INTO {entries} (seq, prev, hash, body) VALUES (%s, %s, %s, %s)"
-_KEEP = "INSERT INTO {payloads} (seq, sha256, body, expires_at) VALUES (%s, %s, %s, %s)"
 _PURGE = "DELETE FROM {payloads} WHERE expires_at <= %s"
 
 
@@ -112,6 +109,7 @@ class PostgresStore:
         self._tables = {
             "entries": sql.Identifier(schema, "entries"),
             "payloads": sql.Identifier(schema, "payloads"),
+            "append": sql.Identifier(schema, pg_append.NAME),
         }
         self._queries: dict[str, bytes] = {}
 
@@ -159,27 +157,22 @@ class PostgresStore:
     ) -> list[Entry]:
         """Chain several records in one transaction: all are committed, or none.
         `wait=False`: `LogBusy` at once while another session holds the lock;
-        `deadline`: `LogBusy` once the lock or a statement waits past it."""
-        if wait and deadline is not None:
-            ms = max(1, int(deadline.wait_s() * 1000))
-            opening = (_OPEN_BY % (ms, ms)).encode() + self._q(_LOCK_AND_HEAD)
-        else:
-            opening = self._q(_OPEN[wait])
+        `deadline`: `LogBusy` once the lock or the statement waits past it."""
+        batch = pg_append.Batch(items, wait=wait)
         with self._lock:
             try:
                 conn = self._live()
-                with conn.cursor() as cur:
-                    cur.execute(opening)
-                    while cur.nextset():
-                        pass
-                    row = cur.fetchone()
-                entries, kept = seal_batch(items, row)
-                with conn.pipeline(), conn.cursor() as cur:
-                    cur.executemany(self._q(_INSERT), [entry.link for entry in entries])
-                    if kept:
-                        cur.executemany(self._q(_KEEP), kept)
-                        cur.execute(self._q(_PURGE), (_now(),))
-                    cur.execute(b"COMMIT")
+                if wait and deadline is not None:
+                    ms = str(max(1, int(deadline.wait_s() * 1000)))
+                    # One round trip: the bounds, the batch and its commit.
+                    with conn.pipeline():
+                        conn.execute(b"BEGIN")
+                        conn.execute(self._q(_BOUNDS), (ms, ms))
+                        cur = conn.execute(self._q(pg_append.CALL), batch.params)
+                        conn.execute(b"COMMIT")
+                else:
+                    cur = conn.execute(self._q(pg_append.CALL), batch.params)
+                rows = cur.fetchall()
             except BaseException as err:
                 self._rollback()
                 if isinstance(err, _TIMED_OUT):
@@ -187,7 +180,7 @@ class PostgresStore:
                 if isinstance(err, psycopg.Error):
                     raise _unavailable(self._url, err) from err
                 raise
-        return entries
+        return batch.entries(rows, self.url)
 
     def get(self, seq: int) -> Entry | None:
         rows = self._fetch("SELECT seq, prev, hash, body FROM {entries} WHERE seq = %s", (seq,))
@@ -305,8 +298,8 @@ class PostgresStore:
 
 def _bound(conn: psycopg.Connection[Any], deadline: Deadline) -> None:
     """Bound the waits of the transaction `conn` is in by `deadline`."""
-    ms = max(1, int(deadline.wait_s() * 1000))
-    conn.execute((_OPEN_BY.removeprefix("BEGIN; ") % (ms, ms)).encode())
+    ms = str(max(1, int(deadline.wait_s() * 1000)))
+    conn.execute(_BOUNDS.encode(), (ms, ms))
 
 
 def _ddl(text: str) -> bytes:
@@ -315,13 +308,18 @@ def _ddl(text: str) -> bytes:
 
 
 def _ensure_schema(conn: psycopg.Connection[Any], schema: str) -> None:
-    found = conn.execute("SELECT to_regclass(%s)", (f"{schema}.payloads",)).fetchone()
-    if found is not None and found[0] is not None:
+    found = conn.execute(
+        "SELECT to_regclass(%s), to_regprocedure(%s)",
+        (f"{schema}.payloads", f"{schema}.{pg_append.SIGNATURE}"),
+    ).fetchone()
+    if found is not None and found[0] is not None and found[1] is not None:
         return
     with conn.transaction():
         # Concurrent first opens would race on CREATE ... IF NOT EXISTS.
         conn.execute("SELECT pg_advisory_xact_lock(hashtext(%s))", (f"redline-schema:{schema}",))
-        for statement in _SCHEMA:
+        # A schema of an older release gets only what it lacks (its appenders run meanwhile).
+        statements = _SCHEMA if found is None or found[0] is None else ()
+        for statement in (*statements, pg_append.DEFINITION):
             conn.execute(_ddl(statement.format(schema=schema)))
 
 

@@ -160,6 +160,13 @@ def run(args: argparse.Namespace) -> int:
         words = words[1:]
     if bool(words) == bool(args.shell):
         return _usage("give a command after `--`, or `--shell 'TEXT'` (not both)")
+    if words and (words[0].startswith("-") or "=" in words[0]):
+        # Judged as shell text, `X=1 cmd` is an assignment and `-S ...` an option;
+        # run as an argv they are a program's name: the judge would see another command.
+        return _usage(
+            f"the program `{words[0]}` starts with `-` or holds `=`: give its path "
+            "(`./NAME`), or the whole command with `--shell 'TEXT'`"
+        )
     max_procs = min(DEFAULT_MAX_PROCS, args.max_procs or DEFAULT_MAX_PROCS)
     if args.max_procs is not None and args.max_procs < 1:
         return _usage("`--max-procs` must be at least 1")
@@ -181,22 +188,10 @@ def _judge_and_run(
 ) -> int:
     from redline.cli import exitcodes
     from redline.decision import Verdict
-    from redline.sandbox.run import POLICY_UNAVAILABLE, execute, prepare
+    from redline.sandbox.run import POLICY_UNAVAILABLE, execute
 
     try:
-        prepared = prepare(
-            command,
-            cwd=args.cwd,
-            service=args.service,
-            network=False if args.no_network else None,
-            force_level=args.sandbox,
-            context=args.context,
-            session=args.session,
-            record=not args.explain,
-            ticket=None if args.explain else args.ticket,
-            profile=args.profile,
-            level=level,
-        )
+        prepared = _served(args, command, level) or _judged_here(args, command, level)
     except ValueError as error:  # an unknown context or profile name
         return _usage(str(error))
     decision = prepared.decision
@@ -218,6 +213,40 @@ def _judge_and_run(
     except SandboxFailed as error:
         print(f"redline: not run: {error}", file=sys.stderr)
         return FAILED
+
+
+def _served(args: argparse.Namespace, command: list[str] | str, level: Level | None) -> Any:
+    """The command judged by a running `redline serve` (`sandbox.served`), or
+    `None`: none answered, or this run is judged here anyway (`--explain`
+    prints the local judgment; a hook's ticket is checked here)."""
+    if args.explain or args.ticket or level is None:
+        return None
+    if os.environ.get("REDLINE_POLICY", "").strip():
+        return None  # a policy of the caller's: the service judges by its own
+    from redline.sandbox.served import prepare_served
+
+    return prepare_served(
+        command, level=level, cwd=args.cwd, network=False if args.no_network else None,
+        context=args.context, session=args.session, profile=args.profile, hold=args.service,
+    )  # fmt: skip
+
+
+def _judged_here(args: argparse.Namespace, command: list[str] | str, level: Level | None) -> Any:
+    from redline.sandbox.run import prepare
+
+    return prepare(
+        command,
+        cwd=args.cwd,
+        service=args.service,
+        network=False if args.no_network else None,
+        force_level=args.sandbox,
+        context=args.context,
+        session=args.session,
+        record=not args.explain,
+        ticket=None if args.explain else args.ticket,
+        profile=args.profile,
+        level=level,
+    )
 
 
 def _explain(prepared: Any, max_procs: int) -> str:

@@ -187,6 +187,7 @@ def run(args: argparse.Namespace) -> int:
             head_every_s=args.head_every,
             hook_token=install_secrets.hook_token(paths),
             pairing_key=install_secrets.pairing_key(paths),
+            service_dir=paths.service_dir,
         )
         sockets = [bind_unix(paths.hook_socket), bind_unix(paths.owner_socket)]
         paths.secure_socket(paths.hook_socket, shared=True)

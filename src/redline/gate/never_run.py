@@ -254,12 +254,14 @@ class Guard(NamedTuple):
         for inv in analysis.invocations:
             if inv.remote and not loopback.runs_here(inv, analysis):
                 continue
-            if inv.argv and "/" in inv.argv[0].value:
+            program = own_cli.program_file(inv)
+            if program is not None:
                 if copies is None:
                     copies = script_files.program_copies(analysis)
-                source = copies.get(paths.normalize(inv.argv[0].value, inv.cwd) or "", "")
+                source = copies.get(paths.normalize(program, inv.cwd) or "", "")
                 if "redline" in source.lower():
-                    verdict = own_cli.judge(inv.values, inv.appended_args)
+                    args = own_cli.after_script(inv, program)
+                    verdict = own_cli.judge(args, inv.appended_args)
                     if verdict is not None:
                         yield self.hit(verdict[0], inv.span, f"a copy of redline: {verdict[1]}")
                         continue

@@ -22,6 +22,7 @@ from redline.shell.carriers import interpreter_family
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC
+from redline.shell.script_runs import script_run
 
 # Verbs the agent may run, and per verb the actions it may take ("" is none).
 OPEN: dict[str, frozenset[str]] = {
@@ -172,10 +173,36 @@ def _python_script(inv: Invocation) -> tuple[str, ...] | None:
         return None
     word = words[k]
     raw = (word.raw or word.value).lower()
-    # Computed (`$(command -v redline)`) or a file called redline.
-    if "redline" not in raw or not ("$" in raw or "`" in raw or _base(raw) == "redline"):
+    # Computed (`$(command -v redline)`, `<(cat .../redline)`) or a file called redline.
+    if "redline" not in raw or (not any(c in raw for c in "$`<") and _base(raw) != "redline"):
         return None
     return tuple(w.value for w in words[k + 1 :])
+
+
+def program_file(inv: Invocation) -> str | None:
+    """The file `inv` runs as its program: its path (`./x`), or the script
+    an interpreter is given (`python3 /tmp/x`, `python3 - < /tmp/x`)."""
+    if not inv.argv:
+        return None
+    if "/" in inv.argv[0].value:
+        return inv.argv[0].value
+    if interpreter_family(inv.name) is None:
+        return None
+    run = script_run(inv)
+    return None if run is None else run.path
+
+
+def after_script(inv: Invocation, script: str) -> tuple[str, ...]:
+    """The arguments a script gets: all of them when the script is the
+    program (`./redline approve 1`), else those after its operand (`python3
+    -u path approve 1`, `python3 - approve 1 < path`)."""
+    values = inv.values
+    if "/" in inv.argv[0].value:
+        return values
+    for marker in (script, "-"):
+        if marker in values:
+            return values[values.index(marker) + 1 :]
+    return values
 
 
 def _base(path: str) -> str:
@@ -214,20 +241,26 @@ def judge_run(args: tuple[str, ...], appended: bool, text: str) -> tuple[NeverRu
         # doctor runs the hook commands it finds: in places the agent chose
         # (`--project /tmp/x`, `HERMES_HOME=/tmp/h`, a `PATH` with its own
         # `hermes`) those are commands the agent wrote.
-        why = "`redline doctor` given other places runs the hooks configured there"
+        why = "`redline doctor` runs the hooks configured where it looks: only alone on its line"
         return NeverRunKind.GATE_CONFIG, why
     return verdict
 
 
-_ASSIGNMENT = lazy_regex(r"(?<![\w-])[A-Za-z_][A-Za-z0-9_]*\+?=")
+# `redline doctor` alone on its line: the only form whose places the agent
+# did not choose (anything before it may move HOME, PATH or HERMES_HOME:
+# `read`, `export`, `source`, `set -a`, an assignment).
+_DOCTOR_ALONE = lazy_regex(
+    r"\s*(?:(?:/[\w/]*/)?(?:ba|z|da)?sh\s+-[a-z]*c\s+)?(['\"]?)"  # an agent's own `bash -lc`
+    r"\s*(?:[\w./~-]*/)?(?:redline|python[\d.]*\s+(?:-[A-Za-z]+\s+)*-m\s*redline)"
+    r"\s+doctor\s*\1\s*"
+)
 
 
 def _doctor_elsewhere(args: tuple[str, ...], text: str) -> bool:
     operands = [a for a in args if not a.startswith("-")]
     if not operands or operands[0].lower() != "doctor" or any(a in _HELP for a in args):
         return False
-    given = any(a.startswith(("--home", "--project", "--h", "--p")) for a in args)
-    return given or bool(_ASSIGNMENT.search(text))
+    return _DOCTOR_ALONE.fullmatch(text) is None
 
 
 def judge(args: tuple[str, ...], appended: bool = False) -> tuple[NeverRunKind, str] | None:

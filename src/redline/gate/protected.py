@@ -260,7 +260,7 @@ def build_table(places: Places) -> tuple[Protected, ...]:
             "a secret of the approval service (its key or the hooks' token)",
             tree=True,
             reads=True,
-            read_ok=("signing.pub", "serve.json"),
+            read_ok=("signing.pub", "serve.json", "run-settings.json"),
             samples=(f"{service}/owner/signing.key",),
         ),
         Protected(

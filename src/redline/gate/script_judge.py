@@ -195,8 +195,10 @@ def script_hits(guard: Guard, inv: Invocation, span: Span, depth: int) -> Iterat
     text = guard.world.read_script(path)
     if not text:
         return
-    if "/" in inv.argv[0].value and own_cli.is_entry_script(text):
-        verdict = own_cli.judge(inv.values, inv.appended_args)
+    if own_cli.is_entry_script(text):
+        # `./copy approve 1`, `python3 path/red''line approve 1`, `python3 - approve 1 < it`
+        args = own_cli.after_script(inv, run.path)
+        verdict = own_cli.judge(args, inv.appended_args)
         if verdict is not None:
             yield guard.hit(verdict[0], span, f"`{run.path}` is redline: {verdict[1]}")
         return

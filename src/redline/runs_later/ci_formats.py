@@ -61,9 +61,7 @@ def load_json(text: str) -> Any:
 
 def steps(kind: str, text: str) -> list[Step] | None:
     """The steps of a file of format `kind`, or `None` when it does not parse."""
-    data = (
-        load_json(text) if kind in (places.PACKAGE_JSON, places.VSCODE_TASKS) else load_yaml(text)
-    )
+    data = load_json(text) if kind in _JSON else load_yaml(text)
     if data is None or isinstance(data, str | int | float):
         return None
     found: list[Step] = []
@@ -237,9 +235,36 @@ def _package_json(data: Any) -> Iterator[Step]:
             yield Step(script)
 
 
+def _composer(data: Any) -> Iterator[Step]:
+    """`composer.json` scripts: a command line, or a list of them; `@php X`
+    runs PHP, `@other` another script, `Vendor\\Class::method` PHP code."""
+    scripts = data.get("scripts") if isinstance(data, dict) else None
+    for script in scripts.values() if isinstance(scripts, dict) else ():
+        for line in (
+            [script] if isinstance(script, str) else script if isinstance(script, list) else ()
+        ):
+            if not isinstance(line, str) or ("::" in line and " " not in line.strip()):
+                continue
+            if line.startswith(("@php ", "@composer ", "@putenv ")):
+                line = line[1:]
+            elif line.startswith("@"):
+                continue
+            yield Step(line)
+
+
+def _deno(data: Any) -> Iterator[Step]:
+    """`deno.json` tasks: a command line, or `{"command": ...}`."""
+    tasks = data.get("tasks") if isinstance(data, dict) else None
+    for task in tasks.values() if isinstance(tasks, dict) else ():
+        command = task.get("command") if isinstance(task, dict) else task
+        if isinstance(command, str):
+            yield Step(command)
+
+
+_JSON = frozenset({places.PACKAGE_JSON, places.VSCODE_TASKS, places.COMPOSER, places.DENO})
 _READERS = {
     places.GITHUB: _github, places.GITLAB: _gitlab, places.CIRCLECI: _circleci,
     places.AZURE: _azure, places.TASKFILE: _taskfile, places.PRE_COMMIT: _pre_commit,
     places.VSCODE_TASKS: _vscode_tasks, places.PACKAGE_JSON: _package_json,
-    places.LEFTHOOK: _lefthook,
+    places.LEFTHOOK: _lefthook, places.COMPOSER: _composer, places.DENO: _deno,
 }  # fmt: skip

@@ -31,6 +31,8 @@ from redline.shell.lazy_regex import lazy_regex
 
 TYPE_CHECKING = False  # not `typing`'s: kept off the hook's start (ADR 0004)
 if TYPE_CHECKING:
+    from typing import Any
+
     from redline.shell.analysis import Analysis
 
 HARDLINE = "later.hardline"
@@ -133,6 +135,12 @@ _READERS: dict[str, Callable[[str], list[str] | None]] = {
     places.CMAKE: cmake_lists.cmake_commands,
     places.MESON: native_builds.meson_commands,
     places.PYTHON_TASKS: native_builds.task_commands,
+    places.COMPOSE: lambda text: _compose_lines(text),
+    places.RUBY: lambda text: _build_code().ruby_commands(text),
+    places.GRADLE: lambda text: _build_code().gradle_commands(text),
+    places.MAVEN: lambda text: _build_code().maven_commands(text),
+    places.CARGO_CONFIG: lambda text: _build_code().cargo_config_commands(text),
+    places.RUST_BUILD: lambda text: _rust_build(text),
 }
 # Settings that make a tool run code the file does not show: `(why, line)`.
 _UNSEEN: dict[str, Callable[[str], list[tuple[str, str]]]] = {
@@ -141,6 +149,28 @@ _UNSEEN: dict[str, Callable[[str], list[tuple[str, str]]]] = {
     places.YARNRC: package_rc.yarnrc_unseen,
     places.PYPROJECT: formats.pyproject_unseen,
 }
+
+
+def _compose_lines(text: str) -> list[str] | None:
+    """Each service as the `docker run` line it amounts to; `None` when the
+    text is not YAML (an edit's piece is read line by line then)."""
+    from redline.shell import compose
+
+    if ci_formats.load_yaml(text) is None:
+        return None
+    return [line for line in compose.run_lines(text).split("\n") if line]
+
+
+def _build_code() -> Any:
+    from redline.runs_later import build_code
+
+    return build_code
+
+
+def _rust_build(text: str) -> list[str]:
+    from redline.runs_later.rust_build import rust_build_commands
+
+    return rust_build_commands(text)
 
 
 def _shell_line(first: str) -> bool:

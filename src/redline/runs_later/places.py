@@ -37,6 +37,14 @@ GYP = "gyp"
 CMAKE = "cmake"
 MESON = "meson"
 PYTHON_TASKS = "python-tasks"  # invoke's tasks.py, fabric's fabfile.py
+COMPOSE = "compose"  # each service as the `docker run` it amounts to (`docker compose up`)
+RUBY = "ruby"  # Rakefile, `*.rake`, Gemfile, gemspec: Ruby code (rake's `sh` too)
+RUST_BUILD = "rust-build"  # `build.rs`: Cargo runs it on every build
+CARGO_CONFIG = "cargo-config"  # `.cargo/config.toml`: runners and rustc wrappers
+GRADLE = "gradle"  # `build.gradle(.kts)`, `settings.gradle(.kts)`: Exec tasks
+MAVEN = "maven"  # `pom.xml`: the exec and antrun plugins
+COMPOSER = "composer"  # `composer.json` scripts
+DENO = "deno"  # `deno.json` tasks
 
 _BY_NAME = {
     "makefile": MAKE, "gnumakefile": MAKE, "justfile": JUST, ".justfile": JUST,
@@ -48,6 +56,11 @@ _BY_NAME = {
     "azure-pipelines.yaml": AZURE, "jenkinsfile": JENKINS, "crontab": CRONTAB,
     "lefthook.yml": LEFTHOOK, "lefthook.yaml": LEFTHOOK, ".lefthook.yml": LEFTHOOK,
     ".lefthook.yaml": LEFTHOOK, "lefthook-local.yml": LEFTHOOK, "lefthook-local.yaml": LEFTHOOK,
+    "compose.yaml": COMPOSE, "compose.yml": COMPOSE, "docker-compose.yaml": COMPOSE,
+    "docker-compose.yml": COMPOSE, "rakefile": RUBY, "rakefile.rb": RUBY, "gemfile": RUBY,
+    "build.rs": RUST_BUILD, "build.gradle": GRADLE, "build.gradle.kts": GRADLE,
+    "settings.gradle": GRADLE, "settings.gradle.kts": GRADLE, "pom.xml": MAVEN,
+    "composer.json": COMPOSER, "deno.json": DENO, "deno.jsonc": DENO,
 }  # fmt: skip
 # Units systemd starts, and entries a desktop session autostarts.
 _UNIT_SUFFIXES = (".service", ".socket", ".path", ".timer")
@@ -73,7 +86,17 @@ def format_of(path: str) -> str | None:
         return found
     if name.endswith(".mk"):
         return MAKE
+    if name.endswith((".rake", ".gemspec")):
+        return RUBY
+    if name.endswith((".gradle", ".gradle.kts")):
+        return GRADLE  # init scripts and included build logic
+    if name in ("config.toml", "config") and lowered.endswith(
+        (".cargo/config.toml", ".cargo/config")
+    ):
+        return CARGO_CONFIG
     if name.endswith((".yml", ".yaml")):
+        if name.startswith(("docker-compose.", "compose.")):  # `docker-compose.prod.yml`
+            return COMPOSE
         if "/.github/workflows/" in lowered or lowered.startswith(".github/workflows/"):
             return GITHUB
         if lowered.endswith(".circleci/config.yml"):

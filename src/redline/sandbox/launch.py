@@ -47,7 +47,7 @@ def default_signals(command: list[str]) -> list[str]:
     """`command`, started with the forwarded signals at their defaults."""
     env = env_with_default_signal()
     if env is not None and "=" not in command[0]:
-        return [env, "--default-signal=INT,TERM,HUP,QUIT", *command]
+        return [env, "--default-signal=INT,TERM,HUP,QUIT", "--", *command]
     return [sys.executable, "-c", _SHIM, *command]
 
 

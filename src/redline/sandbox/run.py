@@ -17,20 +17,23 @@ from collections.abc import Mapping, Sequence
 
 from redline.decision import Decision, Verdict
 from redline.fasttuple import NamedTuple
-from redline.sandbox.level import NAMESPACES, NONE, REPAIR, Level, probe
+from redline.sandbox.level import NAMESPACES, NONE, Level, probe
 from redline.sandbox.pids import DEFAULT_MAX_PROCS
 from redline.sandbox.programs import shell_argv
+from redline.sandbox.verdict import (
+    ASK_NEEDS_SERVICE,
+    NETWORK_OFF_UNAVAILABLE,
+    SANDBOX_UNAVAILABLE,
+    settle,
+)
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
-    from redline.gatekeeper import Gate
     from redline.sandbox.spawn import Started
 
 AGENT = "run"
 TOOL = "Bash"
-SANDBOX_UNAVAILABLE = "sandbox-unavailable"
-NETWORK_OFF_UNAVAILABLE = "network-off-unavailable"
-ASK_NEEDS_SERVICE = "ask-needs-service"
+__all__ = ["ASK_NEEDS_SERVICE", "NETWORK_OFF_UNAVAILABLE", "SANDBOX_UNAVAILABLE"]
 POLICY_UNAVAILABLE = "policy-unavailable"
 
 
@@ -75,6 +78,15 @@ def prepare(
     from redline.secrets import scrub
 
     env_in = dict(os.environ if environ is None else environ)
+    if (
+        not isinstance(command, str)
+        and command
+        and (command[0].startswith("-") or "=" in command[0])
+    ):
+        raise ValueError(
+            f"the program `{command[0]}` starts with `-` or holds `=`: give its path, "
+            "or the command as shell text"
+        )
     text = command if isinstance(command, str) else shlex.join(command)
     argv = shell_argv(command) if isinstance(command, str) else list(command)
     where = os.path.abspath(cwd or os.getcwd())
@@ -104,26 +116,18 @@ def prepare(
     if scrubbed.passed:
         args["env_passed"] = [p.name for p in scrubbed.passed]
     if ticket and _ticket_holds(ticket, text, env_in):
-        decision, by_service = TICKETED, False
+        decision = TICKETED
     else:
-        decision, by_service = _judge(gate, args, where, context, session, service, env_in)
-    if decision.verdict is Verdict.ALLOW and settings.enforce == "required" and level.name == NONE:
-        decision = Decision(
-            Verdict.DENY,
-            reason=f"the policy requires a kernel sandbox and none is available: {level.why}",
-            repair=REPAIR,
-            code=SANDBOX_UNAVAILABLE,
-            context=decision.context,
-        )
-    if decision.verdict is Verdict.ALLOW and not net and level.name != NAMESPACES:
-        decision = Decision(
-            Verdict.DENY,
-            reason=f"a run without network needs the namespace sandbox; this one is {level.name}",
-            repair="allow user namespaces for bubblewrap (see `redline run --explain`), "
-            "or run with the network on",
-            code=NETWORK_OFF_UNAVAILABLE,
-            context=decision.context,
-        )
+        from redline.gate.actions import ToolCall
+
+        decision = gate.check(ToolCall(TOOL, args, where, context, session))
+    decision = settle(
+        decision, enforce=settings.enforce, level=level.name, why=level.why, network=net,
+        hold=service,
+    )  # fmt: skip
+    by_service = decision.verdict is Verdict.ASK  # only with `service`: the owner answers
+    if by_service:
+        decision = _ask_owner(args, where, context, session, env_in)
     if record and not by_service:  # the service logs what it decides itself
         decision = _record(decision, args, where, context, session, env_in)
     decision = decision._replace(notes=(*decision.notes, f"enforcement: {level.line()}"))
@@ -154,38 +158,22 @@ def _ticket_holds(ticket: str, text: str, environ: Mapping[str, str]) -> bool:
     return consume(home_dir(environ), ticket, text)
 
 
-def _judge(
-    gate: Gate,
+def _ask_owner(
     args: Mapping[str, object],
     cwd: str,
     context: str | None,
     session: str | None,
-    service: bool,
     environ: Mapping[str, str],
-) -> tuple[Decision, bool]:
-    """The decision, and whether the approval service made it (and logged it)."""
-    from redline.gate.actions import ToolCall
+) -> Decision:
+    """An asked command's answer from the approval service, which holds it
+    for the owner and logs the call and its outcome itself."""
+    from redline.approve.client import decide_via_service
+    from redline.home import home_dir
 
-    decision = gate.check(ToolCall(TOOL, args, cwd, context, session))
-    if decision.verdict is not Verdict.ASK:
-        return decision, False
-    if service:
-        from redline.approve.client import decide_via_service
-        from redline.home import home_dir
-
-        answer = decide_via_service(
-            TOOL, args, cwd=cwd, session=session, context=context, agent=AGENT,
-            home=home_dir(environ), key=environ.get("REDLINE_SERVICE_KEY") or None,
-        )  # fmt: skip
-        return answer, True
-    refused = decision._replace(
-        verdict=Verdict.DENY,
-        reason=f"this command needs the owner's approval ({decision.reason}), and nobody was asked",
-        repair="run it with `redline run --service` while `redline serve` is running, "
-        "so the owner can approve it",
-        code=ASK_NEEDS_SERVICE,
-    )
-    return refused, False
+    return decide_via_service(
+        TOOL, args, cwd=cwd, session=session, context=context, agent=AGENT,
+        home=home_dir(environ), key=environ.get("REDLINE_SERVICE_KEY") or None,
+    )  # fmt: skip
 
 
 def _record(

@@ -127,6 +127,7 @@ class _Builder:
         # `$HOME` for the scripts the current command carries, when moved.
         self.home: str | None = None
         self.sockets: dict[str, Word] = {}  # descriptor -> `/dev/tcp/...` opened by `exec`
+        self.seen: tuple[tuple[str, str], ...] = ()  # what the current `trap`'s action sees
 
     def add_script(
         self, text: str, origin: _Origin, depth: int, via: tuple[str, ...],
@@ -162,6 +163,8 @@ class _Builder:
         innermost: list[int] = []
         mapped = origin.offset != 0
         marked = pure.may_mark(text)
+        if env and not marked:  # a `trap`'s values may hold marks (`tmp=$(mktemp -d)`)
+            marked = any(DYNAMIC in value for _, value in env)
         for cmd in script.commands:
             first_of.append(len(self.invocations))
             if len(self.invocations) > MAX_INVOCATIONS:
@@ -170,7 +173,7 @@ class _Builder:
             if mapped:
                 cmd = origin.map_command(cmd)
             if marked:  # `$(pwd)`, `$(dirname "$PWD")`: their values, where this runs
-                cmd = pure.resolve_command(cmd, self.cwd)
+                cmd = pure.resolve_command(cmd, self.cwd, pure.tmpdir_of(self.text))
             upstream = self._upstream(script, cmd, first_of)
             stdin = self._stdin(script, cmd, first_of)
             if cmd.parent >= 0:
@@ -184,7 +187,7 @@ class _Builder:
                     stdin = context.stdin if stdin is None else stdin
             self.background = cmd.background or context.background
             before = (self.cwd, self.oldcwd)
-            self.home = cmd.home
+            self.home, self.seen = cmd.home, cmd.seen
             innermost.append(
                 self.add_command(
                     cmd.words, cmd.redirects, origin.map(cmd.span), origin, depth, via, remote,
@@ -387,7 +390,12 @@ class _Builder:
         )  # fmt: skip
         cwd, home = self.cwd, self.home
         env = carried.env if home is None or remote else (*carried.env, ("HOME", home))
-        self.add_script(carried.text, inner_origin, depth + 1, (*via, carried.label),
+        text = carried.text
+        if carried.label == "trap":  # run later, with the variables as they were set
+            env = (*env, *self.seen)
+            if DYNAMIC in text and pure.only_marks(text):  # `trap "rm -rf $tmp" EXIT`
+                text = pure.resolve(text, cwd, True, pure.tmpdir_of(self.text))
+        self.add_script(text, inner_origin, depth + 1, (*via, carried.label),
                         env, remote or carried.remote, context)  # fmt: skip
         self.home = home
         if inv.name not in _IN_PROCESS:

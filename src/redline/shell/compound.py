@@ -11,6 +11,7 @@ from redline.shell import lexer, variables
 from redline.shell.lazy_regex import lazy_regex
 from redline.shell.loop_values import MAX_REPEATS, bind, loop_values
 from redline.shell.model import FunctionDef, Redirect, SimpleCommand, Word
+from redline.shell.read_loops import ReadLoops
 
 _ARITHMETIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
@@ -24,7 +25,7 @@ _COPROC_NAME = lazy_regex(
 )
 
 
-class CompoundParser:
+class CompoundParser(ReadLoops):
     src: str
     n: int
     i: int
@@ -92,6 +93,8 @@ class CompoundParser:
                     return
             elif word == "case":
                 self._case()
+                return
+            elif self.read_loop(word, self.i - len(word)):  # `while read d; ...; done <<< x`
                 return
             self._until_closed(len(self.blocks) - 1)
             return

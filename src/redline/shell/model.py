@@ -82,6 +82,8 @@ class SimpleCommand(NamedTuple):
     # `$HOME` as the programs it starts see it, when an earlier command or its
     # own assignment moved it (`HOME=/ bash -c 'rm -rf ~/etc'`); `None`: the owner's.
     home: str | None = None
+    # The variables a `trap` action names, as they are where it is set.
+    seen: tuple[tuple[str, str], ...] = ()
 
 
 class FunctionDef(NamedTuple):

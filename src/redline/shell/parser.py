@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from redline.decision import Span
-from redline.shell import backticks, fastpath, lexer, positionals, variables
+from redline.shell import backticks, fastpath, lexer, positionals, trap_values, variables
 from redline.shell.compound import CompoundParser
 from redline.shell.model import DYNAMIC, FunctionDef, Redirect, Script, SimpleCommand, Word
 from redline.shell.words import WordScanner
@@ -20,7 +20,7 @@ class _Cmd:
     """A simple command while the parser is still filling it in."""
 
     __slots__ = ("assignments", "background", "end", "home", "parent", "pipeline", "position",
-                 "reads_parent", "redirects", "start", "words")  # fmt: skip
+                 "reads_parent", "redirects", "seen", "start", "words")  # fmt: skip
 
     def __init__(
         self, words: list[Word], redirects: list[Redirect], assignments: list[Word], start: int,
@@ -32,6 +32,7 @@ class _Cmd:
         self.background = False
         self.reads_parent = False
         self.home: str | None = None
+        self.seen: trap_values.Seen = ()
 
 
 class ParseAbort(Exception):
@@ -99,6 +100,7 @@ class Parser(CompoundParser, WordScanner):
                 background=c.background,
                 reads_parent=c.reads_parent,
                 home=c.home,
+                seen=c.seen,
             )
             for c in self.cmds
         )
@@ -346,6 +348,8 @@ class Parser(CompoundParser, WordScanner):
         finally:
             self.current_cmd = outer
         cmd.home = variables.home_seen(self.vars, cmd.assignments)
+        if len(cmd.words) > 2 and cmd.words[0].value == "trap":  # its action runs later
+            cmd.seen = trap_values.seen(cmd.words, self.vars, self.src[self.i :], self.functions)
         if self.caller_args_read != caller_args_before and len(cmd.words) > 1:
             self._both_readings(cmd)
         for code in variables.after(self.vars, cmd.words, cmd.assignments, cmd.redirects,

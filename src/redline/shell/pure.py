@@ -46,17 +46,25 @@ def only_marks(value: str) -> bool:
     return value.count(DYNAMIC) == value.count(DYNAMIC + _OPEN)
 
 
+def tmpdir_of(text: str) -> str | None:
+    """`$TMPDIR` for the commands of `text`: `/tmp` when none of them may set
+    it (any spelling of the name in the line makes it unknown)."""
+    return None if "TMPDIR" in text else "/tmp"  # noqa: S108 - a name compared, not a file made
+
+
 def may_mark(text: str) -> bool:
     """A cheap test: could the parser have marked anything in `text`?"""
     return "$(" in text or "`" in text or "PWD" in text
 
 
-def resolve_command(cmd: SimpleCommand, cwd: str | None) -> SimpleCommand:
+def resolve_command(
+    cmd: SimpleCommand, cwd: str | None, tmpdir: str | None = None
+) -> SimpleCommand:
     """The command with the marks in its words, redirect targets and
-    assignments replaced by their values in `cwd`."""
+    assignments replaced by their values in `cwd` (`tmpdir`: `$TMPDIR`, when known)."""
 
     def word(w: Word) -> Word:
-        return w._replace(value=resolve(w.value, cwd)) if _OPEN in w.value else w
+        return w._replace(value=resolve(w.value, cwd, True, tmpdir)) if _OPEN in w.value else w
 
     def plain(w: Word) -> Word:
         return w._replace(value=resolve(w.value, None, False)) if _OPEN in w.value else w
@@ -76,7 +84,7 @@ def resolve_command(cmd: SimpleCommand, cwd: str | None) -> SimpleCommand:
     )
 
 
-def resolve(value: str, cwd: str | None, known: bool = True) -> str:
+def resolve(value: str, cwd: str | None, known: bool = True, tmpdir: str | None = None) -> str:
     """`value` with each mark replaced by the substitution's output (its
     trailing newlines dropped), or by `DYNAMIC` where it cannot be known
     (or is not to be: `known` false)."""
@@ -95,16 +103,16 @@ def resolve(value: str, cwd: str | None, known: bool = True) -> str:
             break
         out.append(value[i:start])
         inner = value[start + 2 : end].translate(_SHOW)
-        out.append(_output(inner, cwd) if known else DYNAMIC)
+        out.append(_output(inner, cwd, tmpdir) if known else DYNAMIC)
         i = end + 1
     return "".join(out)
 
 
-def _output(inner: str, cwd: str | None) -> str:
+def _output(inner: str, cwd: str | None, tmpdir: str | None) -> str:
     from redline.shell.pure_commands import evaluate
 
     try:
-        result = evaluate(inner, cwd)
+        result = evaluate(inner, cwd, 0, tmpdir)
     except (ValueError, IndexError):  # text the small evaluator does not read
         result = None
     if result is None:

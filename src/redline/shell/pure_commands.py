@@ -21,15 +21,18 @@ _MAX_DEPTH = 6
 
 
 class _State:
-    def __init__(self, cwd: str | None) -> None:
+    def __init__(self, cwd: str | None, tmpdir: str | None = None) -> None:
         self.cwd = cwd
+        # `$TMPDIR` when the command cannot have moved it (`/tmp`), else `None`.
+        self.tmpdir = tmpdir
 
 
-def evaluate(text: str, cwd: str | None, depth: int = 0) -> str | None:
-    """The output of command text `text` run in `cwd`, or `None`."""
+def evaluate(text: str, cwd: str | None, depth: int = 0, tmpdir: str | None = None) -> str | None:
+    """The output of command text `text` run in `cwd`, or `None`; `tmpdir`:
+    where `mktemp` makes its files, when known."""
     if depth > _MAX_DEPTH:
         return None
-    state = _State(cwd)
+    state = _State(cwd, tmpdir)
     output = ""
     for sequence in _split(text, (";", "&&", "\n")):
         stdin: str | None = None
@@ -366,12 +369,14 @@ def _awk(args: list[str], stdin: str | None, state: _State) -> str | None:
 
 
 def _mktemp(args: list[str], stdin: str | None, state: _State) -> str | None:
-    """A fresh name, known only where its directory is spelled (`-p DIR`,
-    `--tmpdir=DIR`, a template with a directory): by default it lives under
-    `$TMPDIR`, which an earlier command may have pointed anywhere (then
-    `"$(mktemp -d)/.."` is that place)."""
+    """A fresh name. Its directory is the one spelled (`-p DIR`,
+    `--tmpdir=DIR`, a template with a directory), else `$TMPDIR`: known
+    (`/tmp`) only when no command of the line may have moved it (else
+    `"$(mktemp -d)/.."` is anywhere). A bare template without `-t` is made in
+    the working directory by GNU's, under `$TMPDIR` by BSD's: not known."""
     where: str | None = None
     template = ""
+    under_tmp = False
     values = iter(args)
     for arg in values:
         if arg in ("-p", "--tmpdir"):
@@ -380,17 +385,22 @@ def _mktemp(args: list[str], stdin: str | None, state: _State) -> str | None:
                 return None
         elif arg.startswith("--tmpdir="):
             where = arg.partition("=")[2]
-        elif arg.startswith("-") and set(arg[1:]) <= set("dqu") and arg != "-":
+        elif arg.startswith("-") and set(arg[1:]) <= set("dqut") and arg != "-":
+            under_tmp = under_tmp or "t" in arg
             continue
         elif arg.startswith("-") or template:
-            return None  # `-t` and unknown options: under `$TMPDIR`, or unread
+            return None  # unknown options: unread
         else:
             template = arg
+    if where is None and (under_tmp or not template) and "/" not in template:
+        where = state.tmpdir
+        if where is None:
+            return None  # under a `$TMPDIR` the line may have moved
     name = template or "tmp.XXXXXXXXXX"
     if where is not None:
         name = where.rstrip("/") + "/" + name.rsplit("/", 1)[-1]
     elif "/" not in name:
-        return None  # a bare template is made under `$TMPDIR` too
+        return None  # a bare template: see above
     if DYNAMIC_PARTS & set(name) or not name.startswith(("/", "./", "../", "~")):
         return None
     path = paths.normalize(name, state.cwd)

@@ -54,8 +54,10 @@ def script_run(inv: Invocation) -> RunScript | None:
         value = values[k]
         if value == "--":
             return _named(values[k + 1], by_shell=False) if k + 1 < len(values) else None
-        if not value.startswith("-") or value == "-":
-            return _named(value, by_shell=False) if value != "-" else None
+        if value == "-":  # the program is read from stdin
+            return _stdin_file(inv, False)
+        if not value.startswith("-"):
+            return _named(value, by_shell=False)
         if family in ("python", "pypy") and "m" in value[1:]:
             return None  # a module, not a file
         if value[1:2] in takes and len(value) == 2:

@@ -47,9 +47,9 @@ def after(
     elif name in positionals.DECLARATIONS:
         return _declare(table, name, words[1:], arrays)
     elif name == "read":
-        _read(table, args, _stdin(redirects), assignments)
+        _read(table, args, stdin_text(redirects), assignments)
     elif name in ("mapfile", "readarray"):
-        return _mapfile(table, args, _stdin(redirects))
+        return _mapfile(table, args, stdin_text(redirects))
     elif name == "printf":
         _printf(table, args)
     elif name == "let":
@@ -178,7 +178,7 @@ def _declare(
     return codes
 
 
-def _stdin(redirects: Sequence[Redirect]) -> str | None:
+def stdin_text(redirects: Sequence[Redirect]) -> str | None:
     """What a builtin reads from a here-string, a literal heredoc or a process
     substitution of known output."""
     text: str | None = None

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from redline.shell import paths
+from redline.shell import paths, written_sql
 from redline.shell.carriers import CODE_FLAGS, SHELLS, Carried, quote, static_output
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
@@ -114,6 +114,8 @@ def runs(written: Written, inv: Invocation, text: str) -> Iterator[Carried]:
             env_file = _path(match.group(1).strip("\"'"), inv)
             if env_file is not None and env_file in written:
                 yield _carried(written[env_file], "shell", env_file)
+    if name in written_sql.CLIENTS:  # `printf 'DROP ...' > w.sql; sqlite3 db < w.sql`
+        yield from written_sql.fed_sql(written, inv, WRITTEN)
     if name in _MAKES:
         for found in _makefiles(inv):
             if found in written:
