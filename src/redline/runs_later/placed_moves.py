@@ -226,6 +226,9 @@ def _redirected(inv: Invocation, analysis: Analysis) -> list[Move]:
 
     if inv.name in _SILENT:  # `: > f` empties it (a file tool's write, to the gate)
         return [Move(t, (), "emptied", text="") for t, _ in targets]
+    if inv.name == "cargo" and inv.subcommand() == "vendor":
+        # `cargo vendor DIR > .cargo/config.toml`: source replacements, no command
+        return [Move(t, (), "written", whole=not a, text="") for t, a in targets]
     if static_output(inv) is not None:
         return []  # its text is known: the `later.*` rules judge it
     if inv.name in ("echo", "printf") and inv.stdin_text is None:
