@@ -16,6 +16,7 @@ about calls that are then judged on their words alone.
 from __future__ import annotations
 
 import os
+import stat
 import time
 from collections.abc import Mapping
 
@@ -129,12 +130,19 @@ class LocalWorld(World):
 
     def read_script(self, path: str) -> str | None:
         try:
-            with open(path, "rb") as file:
-                if not os.path.isfile(path):
-                    return None
-                data = file.read(MAX_SCRIPT)
+            # Not blocking: opening a FIFO would wait for a writer (until the
+            # hook's deadline); and the file opened is the one checked.
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
         except OSError:
             return None
+        try:
+            if not stat.S_ISREG(os.fstat(fd).st_mode):
+                return None
+            data = os.read(fd, MAX_SCRIPT)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
         if b"\0" in data[:4096]:
             return None  # a binary program: no script to read
         return data.decode("utf-8", "replace")
