@@ -35,6 +35,7 @@ from redline.gate.operands import (
     installs_crontab,
     mentions,
     operand_value,
+    only_reads,
     shows_nothing,
 )
 from redline.gate.protected import (
@@ -414,7 +415,7 @@ class Guard(NamedTuple):
             if shows_nothing(name, inv, option):
                 return None
             return self.hit(entry.kind, span, f"`{path}` is {entry.what}")
-        if name in READERS or name in LISTERS:
+        if name in READERS or name in LISTERS or only_reads(inv):
             return None
         return self._path_hit(path, True, span)
 

@@ -113,6 +113,8 @@ def _path_part(name: str, values: tuple[str, ...]) -> str | None:
     if values[0].startswith("~") and "/" not in values[0].rstrip("/"):
         return None  # the home's own name is not known here
     base = posixpath.basename(values[0].rstrip("/")) or ("/" if values[0] else "")
+    if any(c in base for c in "*?["):
+        return None  # a glob's last part: the names the run finds, not known here
     if len(values) == 2 and base != values[1] and base.endswith(values[1]):
         base = base[: -len(values[1])]
     return base + "\n"
