@@ -87,7 +87,7 @@ class CompoundParser:
             self.blocks.append(word)
             if word in ("for", "select"):
                 loop = self._for_header()
-                if loop is not None and word == "for":
+                if loop is not None:  # `select` runs its body with one of the words too
                     self._each_pass(*loop)
                     return
             elif word == "case":
@@ -152,11 +152,20 @@ class CompoundParser:
         items = None
         if not self._at_word("in"):
             self._scan_words_until(stop_at_paren=False)
+            items = self._positional_words()  # `for d; do` is `for d in "$@"; do`
         else:
             self.i += 2
             # The list is data; scanning it registers the substitutions that run.
             items = self._scan_words_until(stop_at_paren=False)
         return loop_values(name, items)
+
+    def _positional_words(self) -> list[Word] | None:
+        """`$1`... as `set --` or a carrier's arguments gave them, if known."""
+        count = self.vars.get("#")
+        if count is None or not count.isdigit():
+            return None
+        values = [self.vars.get(str(k)) for k in range(1, int(count) + 1)]
+        return [Word(v, Span(self.i, self.i), v) for v in values if v is not None]
 
     def _each_pass(self, name: str, values: list[str | None]) -> None:
         """Read the body once per value of the loop's variable, as bash runs it;
