@@ -24,6 +24,7 @@ CASES = [
         "attack_round_tools.yaml",
         "attack_open_fixed_tools.yaml",
         "attack_round_3_tools.yaml",
+        "attack_round_3_fixed_tools.yaml",
     )
     for case in yaml.safe_load((HERE / name).read_text(encoding="utf-8"))
 ]

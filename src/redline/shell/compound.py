@@ -34,6 +34,7 @@ class CompoundParser:
     blocks: list[str]
     current_cmd: int
     vars: dict[str, str]
+    arrays: dict[int, tuple[str, ...]]
 
     if TYPE_CHECKING:
 
@@ -93,7 +94,10 @@ class CompoundParser:
             elif word == "case":
                 self._case()
                 return
+            first = len(self.cmds)
             self._until_closed(len(self.blocks) - 1)
+            if word == "{" and len(self.cmds) > first + 1:
+                self._group_input(first)
             return
         if word == "time":
             # `time time ... cmd` is the keyword again each time: skipped in a
@@ -302,6 +306,22 @@ class CompoundParser:
                 text=body_text,
             )
         )
+
+    def _group_input(self, first: int) -> None:
+        """`{ read -r t; } < <(echo ~)`: a `read` in the group reads what the
+        group's redirect feeds (its variables stay after the group). With more
+        readers, which line each gets is not followed: they stay unknown."""
+        closing = self.cmds[-1]
+        readers = [
+            c for c in self.cmds[first:-1]
+            if c.words and c.words[0].value in ("read", "mapfile", "readarray")
+        ]  # fmt: skip
+        if closing.words or len(readers) != 1 or readers[0].redirects:
+            return
+        for redirect in closing.redirects:
+            if redirect.op == "<" and redirect.target is not None and redirect.target.feeds:
+                cmd = readers[0]
+                variables.after(self.vars, cmd.words, cmd.assignments, (redirect,), self.arrays)
 
     def _trailing_redirects(self) -> None:
         """Redirects after `)`, `}`, `done`, `fi`: kept as a command with no words."""

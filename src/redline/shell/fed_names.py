@@ -11,7 +11,7 @@ the key for every rule, not only for the delete rules.
 from __future__ import annotations
 
 from redline.shell import find
-from redline.shell.invocation import Invocation
+from redline.shell.invocation import Invocation, command_name
 from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC, Word
 
@@ -43,6 +43,10 @@ def fed(
     names = tuple(n for n in (_LINES if replace else _BLANKS).split(text) if n.strip())
     if not names or len(names) > MAX_NAMES:
         return None
+    if len(names) > 1 and inner and _runs_code(inner[0]):
+        # `xargs -n1 sh -c 'rm -rf "$0"'` runs once per name, each its own `$0`:
+        # one command holding them all would show the script only the first.
+        return None
     return find.fed_words(inner, names, replace), FED
 
 
@@ -62,6 +66,16 @@ def _arg_file(argv: tuple[Word, ...]) -> tuple[bool, str | None]:
         if value.startswith("--arg-file=") or (value.startswith("-a") and len(value) > 2):
             return True, word.feeds
     return False, None
+
+
+def _runs_code(program: Word) -> bool:
+    """A shell, an interpreter or a wrapper: its arguments may be code or the
+    code's own arguments."""
+    from redline.shell.carriers import SHELLS, interpreter_family
+    from redline.shell.wrappers import WRAPPERS
+
+    name = command_name(program)
+    return name in SHELLS or name in WRAPPERS or interpreter_family(name) is not None
 
 
 def _printed_here(feeder: Invocation | None) -> str | None:
