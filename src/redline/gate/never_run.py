@@ -34,8 +34,8 @@ from redline.gate.operands import (
     find_changed_roots,
     installs_crontab,
     mentions,
-    operand_value,
     only_reads,
+    operand_value,
     shows_nothing,
 )
 from redline.gate.protected import (

@@ -19,7 +19,8 @@ _PATH_DIRS = frozenset(
     {"~/.local/bin", "~/bin", "~/.bin", "~/.pyenv/shims", "~/.pyenv/bin", "~/.rbenv/shims",
      "~/.rbenv/bin", "~/.asdf/shims", "~/.local/share/mise/shims", "~/.cargo/bin", "~/go/bin",
      "~/.go/bin", "~/.npm-global/bin", "~/.npm/bin", "~/.bun/bin", "~/.deno/bin",
-     "~/.volta/bin", "~/.local/share/pnpm", "~/.yarn/bin", "~/.config/yarn/global/node_modules/.bin",
+     "~/.volta/bin", "~/.local/share/pnpm", "~/.yarn/bin",
+     "~/.config/yarn/global/node_modules/.bin",
      "~/.poetry/bin", "~/.dotnet/tools", "~/.nix-profile/bin", "~/.krew/bin", "~/.fly/bin",
      "~/.rd/bin", "~/.docker/bin", "~/.linuxbrew/bin", "/home/linuxbrew/.linuxbrew/bin",
      "/usr/local/bin", "/usr/local/sbin", "/usr/bin", "/bin", "/usr/sbin", "/sbin",
@@ -41,7 +42,8 @@ _SHADOWED = frozenset(
      "ld", "top", "htop", "crontab", "login", "doas", "pkexec", "openssl", "nc", "ncat"}
 )  # fmt: skip
 _COPIERS = frozenset({"ln", "cp", "install", "mv", "rsync"})
-_TEMP = ("/tmp/", "/var/tmp/", "/dev/shm/")
+# Scratch folders anyone may write: a program there is not the installed one.
+_TEMP = ("/tmp/", "/var/tmp/", "/dev/shm/")  # noqa: S108
 
 
 def _on_path(folder: str) -> bool:

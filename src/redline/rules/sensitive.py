@@ -100,8 +100,8 @@ def _writes(inv: Invocation) -> Iterator[str]:
     yield from targets.written_files(inv)
     name, values = inv.name, inv.values
     if name == "busybox" and "--install" in values:  # links every applet into a folder
-        operands = [v for v in values if not v.startswith("-")]
-        yield operands[-1] if operands else "/bin"
+        folders = [v for v in values if not v.startswith("-")]
+        yield folders[-1] if folders else "/bin"
     operands = inv.options.operands if name in _OPERAND_WRITERS else ()
     if name == "mv" and len(operands) >= 2:
         yield from (w.value for w in operands[:-1])

@@ -69,9 +69,11 @@ def _dynamic_command(inv: Invocation, analysis: Analysis) -> bool:
     # An unquoted glob as the program (`/bin/r? -rf ~`, `ls | sh`) runs the
     # first name it matches: computed at run time too. A bare pattern typed
     # at the prompt (`*`, `[abc]`) is most often a question about globs.
-    return program.glob and (
-        inv.depth > 0 or program.value.startswith(("/", "~", "./"))
-    ) and program.value not in ("[", "[[")
+    return (
+        program.glob
+        and (inv.depth > 0 or program.value.startswith(("/", "~", "./")))
+        and program.value not in ("[", "[[")
+    )
 
 
 SHELL_RULES: tuple[Rule, ...] = (

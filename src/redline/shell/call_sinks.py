@@ -21,11 +21,15 @@ _STRING = lazy_regex(r"\"((?:[^\"\\\n]|\\.)*)\"|'((?:[^'\\\n]|\\.)*)'")
 # `os["execute"]`, `os['execute']`: the field by another spelling.
 _LUA_INDEX = lazy_regex(r"\b(os|io)\s*\[\s*([\"'])(\w+)\2\s*\]")
 _LUA_RUNS = frozenset({"os.execute", "io.popen"})
-_LUA_ALIAS = lazy_regex(r"(?:\blocal\s+)?\b(\w+)\s*=\s*(os\.execute|io\.popen|os\.remove)\b(?!\s*\()")
+_LUA_ALIAS = lazy_regex(
+    r"(?:\blocal\s+)?\b(\w+)\s*=\s*(os\.execute|io\.popen|os\.remove)\b(?!\s*\()"
+)
 # A call: the name, then `(` or (Lua) a string literal right after.
 _LUA_CALL = lazy_regex(r"(?<![\w.])([\w.]+)\s*(\(|(?=[\"']))")
 _R_DO_CALL = lazy_regex(r"\bdo\.call\(\s*([\"']?)([\w.]+)\1\s*,\s*(?:list|c)\(")
-_R_ALIAS = lazy_regex(r"(?<![\w.])([\w.]+)\s*(?:<-|=)\s*(?:base::)?(unlink|file\.remove|system2?|shell)\b(?!\s*\()")
+_R_ALIAS = lazy_regex(
+    r"(?<![\w.])([\w.]+)\s*(?:<-|=)\s*(?:base::)?(unlink|file\.remove|system2?|shell)\b(?!\s*\()"
+)
 _R_CALL = lazy_regex(r"(?<![\w.])(?:base::)?(unlink|file\.remove|system2?|shell)\s*\(")
 _R_RECURSIVE = lazy_regex(r"\brecursive\s*=\s*(?:TRUE|T)\b")
 _TCL_DELETE = lazy_regex(r"(?:^|[\[;{\n])\s*file\s+delete\s+((?:-\w+\s+)*)([^\]\n;}]+)", flags=8)
@@ -132,7 +136,7 @@ def _tcl(code: str) -> Sinks:
     found: list[str] = []
     for match in _TCL_DELETE.finditer(code):
         force = "-force" in match.group(1)
-        words = [w.strip("\"{}") for w in match.group(2).split()]
+        words = [w.strip('"{}') for w in match.group(2).split()]
         if words:
             found.append(
                 f"rm {'-rf' if force else '-f'} -- " + " ".join(path_word(w) for w in words)
