@@ -59,6 +59,8 @@ def shim_written(inv: Invocation, path: str) -> bool:
     folder, the files copied or linked into it (`ln -st ~/.local/bin x/git`)."""
     if inv.name == "busybox":
         return _on_path(path)
+    if "bin" not in path and "shims" not in path and "pnpm" not in path and "tools" not in path:
+        return False  # every PATH folder here names one of these: most writes are elsewhere
     sources = _sources(inv)
     if _on_path(path.rstrip("/")) and inv.name in _COPIERS:
         named = [(w.value.rstrip("/").rsplit("/", 1)[-1], w.value) for w in sources]

@@ -109,9 +109,10 @@ def _option(values: tuple[str, ...], short: str, long: str) -> str | None:
 def _git_blobs(inv: Invocation) -> Iterator[Word]:
     """`git show REV:PATH`, `git cat-file -p REV:PATH`: the file as committed."""
     operands = inv.options.operands
-    if not operands or operands[0].value not in ("show", "cat-file"):
+    shows = next((k for k, w in enumerate(operands) if w.value in ("show", "cat-file")), None)
+    if shows is None:
         return
-    for word in operands[1:]:
+    for word in operands[shows + 1 :]:
         rev, colon, path = word.value.partition(":")
         if colon and path and "/" not in rev.strip("~^@{}"):
             yield word._replace(value=path.lstrip("/"))

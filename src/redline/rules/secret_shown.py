@@ -40,6 +40,7 @@ _READERS = (
     "join", "look", "iconv", "dos2unix", "gpg", "python", "python3", "python2", "pypy3",
     "node", "nodejs", "bun", "deno", "ruby", "perl", "php", "lua", "luajit", "Rscript",
 )  # fmt: skip
+_GIT_SHOWS = frozenset({"show", "cat-file"})
 _CLIPBOARDS = frozenset({"pbcopy", "xclip", "xsel", "wl-copy", "clip.exe", "clip"})
 # Filters that pick lines out of an environment dump (`env | grep -i token`).
 _PICKERS = frozenset({"grep", "egrep", "fgrep", "rg", "awk", "sed"})
@@ -120,9 +121,10 @@ def _file_shown(inv: Invocation, analysis: Analysis) -> bool:
     (`secret_readers`)."""
     if inv.remote:
         return False  # `ssh host cat key`: that host's file, `net.*`'s to judge
-    if len(inv.argv) < 2 and not inv.redirects:
+    argv = inv.argv
+    if len(argv) < 2 and not inv.redirects:
         return False  # `cat` alone reads the terminal
-    if inv.name == "git" and not any(":" in w.value for w in inv.argv):
+    if inv.name == "git" and _GIT_SHOWS.isdisjoint(inv.values):
         return False  # only `git show REV:PATH` prints a file here
     for word in read_files(inv):
         path = canonical(word.value, inv.cwd, word.raw)

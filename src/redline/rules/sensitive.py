@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 
-from redline.decision import Severity, Span
+from redline.decision import Severity
 from redline.rules import argv, targets
 from redline.rules.model import InvocationTest, Rule, rule
 from redline.rules.path_shims import shim_written
@@ -213,16 +213,6 @@ def _families(inv: Invocation, moved: bool) -> Iterator[str]:
         family = family_of(path, value in ("config.yaml", "./config.yaml") and not moved)
         if family is not None and not _tightens(inv, family) and not _from_template(inv, family):
             yield family
-
-
-def _shims(analysis: Analysis) -> list[Span]:
-    """Where a program on PATH is shadowed: read once per command, not per
-    invocation (any program's redirect can write a shim)."""
-    found = _LAST[1] if _LAST[0] is analysis else _written_families(analysis)
-    if not found:
-        return []  # most commands write nothing sensitive
-    invocations = analysis.invocations
-    return [invocations[k].span for k, families in found.items() if "path-shim" in families]
 
 
 def _writes_family(family: str) -> InvocationTest:
@@ -455,7 +445,7 @@ SENSITIVE_RULES: tuple[Rule, ...] = (
         "link a program on PATH (`git`, `sudo`, `ssh`...) to another file: it runs in the "
         "program's place later",
         "run the other program by its own name or path; link only a program to its own name",
-        scan=_shims,
+        test=_writes_family("path-shim"),
         must_match=(
             "ln -sf /tmp/x ~/.local/bin/git",
             "ln -s ./evil /usr/local/bin/sudo",

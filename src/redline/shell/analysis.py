@@ -160,7 +160,7 @@ class _Builder:
         innermost: list[int] = []
         mapped = origin.offset != 0
         marked = pure.may_mark(text)
-        tildes = "~+" in text or "~-" in text
+        tildes = "~" in text and ("~+" in text or "~-" in text)
         for cmd in script.commands:
             first_of.append(len(self.invocations))
             if len(self.invocations) > MAX_INVOCATIONS:
