@@ -27,6 +27,7 @@ CASES = [
         "runs_later_3_tools.yaml",
         "detect_gaps_tools.yaml",
         "attack_round_4_tools.yaml",
+        "attack_round_3_fixed_tools.yaml",
     )
     for case in yaml.safe_load((HERE / name).read_text(encoding="utf-8"))
 ]

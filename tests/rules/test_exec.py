@@ -65,7 +65,8 @@ ROOT = ("ask", ("exec.root-shell",))
         ('php -r \'$f = "strlen"; $f("x");\'', INLINE),
         ("lua -e 'print(#arg) os.exit(1)'", INLINE),
         ("osascript -e 'say \"Hello\"'", INLINE),
-        ("Rscript -e 'print(1)'", INLINE),
+        ("Rscript -e 'library(x); print(1)'", INLINE),
+        ("tclsh <<< 'puts [exec ls]; socket h 80'", INLINE),
     ],
 )
 def test_inline_code(judge: Judge, command: str, expected: tuple[str, tuple[str, ...]]) -> None:

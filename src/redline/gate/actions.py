@@ -94,6 +94,8 @@ class Action(NamedTuple):
     relative_ok: bool = False
     # A file-tool path argument that is optional and defaults to `base`.
     path_optional: bool = False
+    # The file names a search is limited to (`glob: ".env*"`): it reads those.
+    name_glob: str | None = None
 
     @property
     def is_file_tool(self) -> bool:

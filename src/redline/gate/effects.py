@@ -27,6 +27,8 @@ from redline.shell.lazy_regex import lazy_regex
 # "origin", "main")`, `("write", "/etc/hosts")`, `("host", "example.com")`.
 Subject = tuple[str, ...]
 
+# A search's file-name pattern, judged as a glob in the folder (plain characters only).
+_NAME_GLOB = lazy_regex(r"\A[\w.*?\[\]{},+@%-]+\Z")
 _SHELL_TEXT_KINDS = frozenset({ActionKind.RUN, ActionKind.PROCESS, ActionKind.SCHEDULE})
 _FOREIGN_KINDS = frozenset({ActionKind.MCP, ActionKind.UNKNOWN})
 _URL_START = lazy_regex(r"\A[a-z][a-z0-9+.-]*://", re.IGNORECASE)
@@ -233,6 +235,10 @@ def collect(action: Action, resolved: tuple[str, ...], home: str = "") -> Facts:
                 equivalent = f"cat -- {quoted}"
             elif kind is ActionKind.SEARCH:
                 equivalent = f"grep -r -e x -- {quoted}"
+                names = (action.name_glob or "").rsplit("/", 1)[-1]
+                if names != "**" and _NAME_GLOB.match(names):  # `glob: ".env*"`: those files
+                    equivalent += " " + quoted.rstrip("'").rstrip("/") + "/" + names
+                    equivalent += "'" if quoted.endswith("'") else ""
             else:
                 equivalent = f": > {quoted}"
             for hit in _equivalent_hits(equivalent):

@@ -33,6 +33,7 @@ from redline.gate.operands import (
     find_changed_roots,
     installs_crontab,
     mentions,
+    only_reads,
     operand_value,
     shows_nothing,
 )
@@ -418,7 +419,7 @@ class Guard(NamedTuple):
             if shows_nothing(name, inv, option):
                 return None
             return self.hit(entry.kind, span, f"`{path}` is {entry.what}")
-        if name in READERS or name in LISTERS:
+        if name in READERS or name in LISTERS or only_reads(inv):
             return None
         return self._path_hit(path, True, span)
 

@@ -91,6 +91,12 @@ def shows_nothing(name: str, inv: Invocation, option: str) -> bool:
     return name in _KEY_OPTION_USERS and option in ("-i", "-o", "--identity", "-e")
 
 
+def only_reads(inv: Invocation) -> bool:
+    """A program that writes its file operands in other modes, run in one that
+    only reads them: `ssh-keygen -l -f KEY.pub` prints a fingerprint."""
+    return inv.name == "ssh-keygen" and inv.has_flag("lyBe", ())
+
+
 def extra_writes(inv: Invocation) -> Iterator[str]:
     """Writes `written_files` leaves out: a move removes its source, a link
     aliases its target, editors and extractors write their operands."""

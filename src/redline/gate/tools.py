@@ -43,6 +43,8 @@ class ToolSpec(NamedTuple):
     texts: tuple[str, ...] = ()
     host_cwd: bool = False
     path_optional: bool = False
+    # A file-name pattern a search is limited to (Grep's `glob`).
+    name_glob: tuple[str, ...] = ()
 
 
 def _hermes(kind: ActionKind, **keys: tuple[str, ...]) -> ToolSpec:
@@ -94,7 +96,7 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
         "NotebookEdit": _host("claude", K.PATCH, paths=("notebook_path",), texts=("new_source",)),
         "Read": _host("claude", K.READ, paths=("file_path",)),
         "NotebookRead": _host("claude", K.READ, paths=("notebook_path",)),
-        "Grep": _host("claude", K.SEARCH, optional=True, paths=("path",)),
+        "Grep": _host("claude", K.SEARCH, optional=True, paths=("path",), name_glob=("glob",)),
         "Glob": _host("claude", K.LIST, optional=True, paths=("path",)),
         "LS": _host("claude", K.LIST, paths=("path",)),
         "WebFetch": _host("claude", K.FETCH, urls=("url",)),
@@ -119,7 +121,9 @@ TOOLS: Mapping[str, ToolSpec] = MappingProxyType(
         "replace": _host("gemini", K.PATCH, paths=("file_path",), texts=("new_string",)),
         "read_many_files": _host("gemini", K.READ, paths=("paths",)),
         "glob": _host("gemini", K.LIST, optional=True, paths=("path",)),
-        "search_file_content": _host("gemini", K.SEARCH, optional=True, paths=("path",)),
+        "search_file_content": _host(
+            "gemini", K.SEARCH, optional=True, paths=("path",), name_glob=("include",)
+        ),
         "list_directory": _host("gemini", K.LIST, paths=("path",)),
         "web_fetch": _host("gemini", K.FETCH, urls=("url",), url_texts=("prompt",)),
         "google_web_search": _host("gemini", K.WEB_SEARCH),
@@ -239,6 +243,7 @@ def _read(call: ToolCall, spec: ToolSpec, args: Mapping[str, Any]) -> Action:
     urls += [m.group(0) for key in spec.url_texts for m in _URL.finditer(_text(args.get(key)))]
     target = next((str(args[k]) for k in spec.target if isinstance(args.get(k), str | int)), None)
     texts = tuple(t for key in spec.texts for t in _flatten(args.get(key)))
+    name_glob = next((args[k] for k in spec.name_glob if isinstance(args.get(k), str)), None)
     return Action(
         tool=call.tool,
         kind=kind,
@@ -254,6 +259,7 @@ def _read(call: ToolCall, spec: ToolSpec, args: Mapping[str, Any]) -> Action:
         base=workdir if kind is K.RUN else (call.cwd if spec.host_cwd else None),
         relative_ok=spec.host_cwd,
         path_optional=spec.path_optional,
+        name_glob=name_glob or None,
     )
 
 

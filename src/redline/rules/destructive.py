@@ -143,12 +143,20 @@ def _find_delete(inv: Invocation, analysis: Analysis) -> bool:
         any(_hardline_target(p) for p in targets.deleted_trees(r, analysis)) for r in removers
     ):
         return False  # `-delete` and `-exec rm` from these roots are hard lines already
+    if "-empty" in inv.values and not removers and not _has_alternatives(inv.values):
+        return False  # only empty files and directories go: no content is lost
+    return _finds_broadly(inv)
+
+
+def _finds_broadly(inv: Invocation) -> bool:
+    """`find`'s matches are more than regenerable artifacts of the project, or
+    temporary files: removing them loses work."""
+    roots = targets.find_roots(inv)
+    normal = [targets.normalized(w, inv) for w in roots]
     if all(p is not None and in_temp(p) for p in normal):
         return False
     if find.narrowed(inv.argv) and all(p is not None and p in TEMP_DIRS for p in normal):
         return False  # `find /tmp -name 'pytest-*' -delete`: only the matches under /tmp
-    if "-empty" in inv.values and not removers and not _has_alternatives(inv.values):
-        return False  # only empty files and directories go: no content is lost
     relative = all(not w.value.startswith(("/", "~")) and not w.dynamic for w in roots)
     escapes = any(p is None or p.split("/")[0] == ".." for p in normal)
     return not (relative and not escapes and _find_filters_artifacts(inv.values))
@@ -170,7 +178,15 @@ def _fd_exec_remove(inv: Invocation) -> bool:
 
 def _xargs_rm(inv: Invocation, analysis: Analysis) -> bool:
     recursive = inv.name == "rm" and targets.recursive(inv)  # `fs.delete-recursive`
-    return _from_xargs(inv) and not recursive
+    if not _from_xargs(inv) or recursive:
+        return False
+    if find.PRINTED in inv.via:  # `find . -name '*.pyc' | xargs rm -f`: as `-delete` is judged
+        finder = next(
+            (analysis.invocations[k] for k in reversed(inv.upstream)
+             if analysis.invocations[k].name == "find"), None,
+        )  # fmt: skip
+        return finder is None or _finds_broadly(finder)
+    return True
 
 
 def _shred(inv: Invocation, analysis: Analysis) -> bool:
@@ -348,7 +364,8 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
         test=_xargs_rm,
         must_match=(
             "ls | xargs rm",
-            "find . -name '*.tmp' -print0 | xargs -0 rm -f",
+            "find . -name '*.py' -print0 | xargs -0 rm -f",
+            "find ~ -name '*.tmp' | xargs rm -f",
             "cat list | sudo xargs -n1 unlink",
             "git ls-files -z | xargs -0 /bin/rm",
             "parallel rm :::: list.txt",
@@ -360,6 +377,7 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
             "echo 'xargs rm'",
             "ls | xargs rm -rf",
             "parallel rm ::: a b",
+            "find . -name '*.pyc' -print0 | xargs -0 rm -f",
         ),
     ),
     rule(

@@ -69,10 +69,15 @@ def _inline_code(inv: Invocation, analysis: Analysis) -> bool:
     return not remote_code(inv, analysis)
 
 
+_TOLD_FAMILIES = frozenset({"python", "pypy", "node", "nodejs", "bun", "lua", "luajit",
+                            "rscript", "r", "tclsh"})  # fmt: skip
+
+
 def _told_in_full(family: str, code: str) -> bool:
-    """Python or JavaScript code whose every effect is told as a shell command
-    the analysis judged (`shutil.rmtree("build")` as `rm -rf -- build`)."""
-    if family not in ("python", "pypy", "node", "nodejs", "bun"):
+    """Code whose every effect is told as a shell command the analysis judged
+    (`shutil.rmtree("build")`, R's `unlink("build", recursive=TRUE)` as
+    `rm -rf -- build`)."""
+    if family not in _TOLD_FAMILIES:
         return False
     from redline.rules.harmless import harmless
     from redline.shell.code_sinks import code_sinks

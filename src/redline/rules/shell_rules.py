@@ -61,7 +61,19 @@ def _evals_setup(inv: Invocation, analysis: Analysis) -> bool:
 
 
 def _dynamic_command(inv: Invocation, analysis: Analysis) -> bool:
-    return bool(inv.argv) and DYNAMIC in inv.argv[0].value and not _evals_setup(inv, analysis)
+    if not inv.argv:
+        return False
+    program = inv.argv[0]
+    if DYNAMIC in program.value:
+        return not _evals_setup(inv, analysis)
+    # An unquoted glob as the program (`/bin/r? -rf ~`, `ls | sh`) runs the
+    # first name it matches: computed at run time too. A bare pattern typed
+    # at the prompt (`*`, `[abc]`) is most often a question about globs.
+    return (
+        program.glob
+        and (inv.depth > 0 or program.value.startswith(("/", "~", "./")))
+        and program.value not in ("[", "[[")
+    )
 
 
 SHELL_RULES: tuple[Rule, ...] = (
@@ -90,6 +102,7 @@ SHELL_RULES: tuple[Rule, ...] = (
         "write the program's name literally instead of through a variable or substitution",
         test=_dynamic_command,
         must_match=(
+            "/bin/r? -rf ~",
             "$CMD -rf /",
             "$(get_tool) x",
             "`which rm` -rf /tmp/x",

@@ -18,6 +18,7 @@ from redline.shell import (
     cwd_words,
     descriptors,
     fastpath,
+    fed_names,
     find,
     paths,
     pure,
@@ -165,6 +166,7 @@ class _Builder:
         marked = pure.may_mark(text)
         if env and not marked:  # a `trap`'s values may hold marks (`tmp=$(mktemp -d)`)
             marked = any(DYNAMIC in value for _, value in env)
+        tildes = "~" in text and ("~+" in text or "~-" in text)
         for cmd in script.commands:
             first_of.append(len(self.invocations))
             if len(self.invocations) > MAX_INVOCATIONS:
@@ -174,6 +176,8 @@ class _Builder:
                 cmd = origin.map_command(cmd)
             if marked:  # `$(pwd)`, `$(dirname "$PWD")`: their values, where this runs
                 cmd = pure.resolve_command(cmd, self.cwd, pure.tmpdir_of(self.text))
+            if tildes:  # `~+` is `$PWD`, `~-` is `$OLDPWD`
+                cmd = cwd_words.tilde_dirs(cmd, self.cwd, self.oldcwd)
             upstream = self._upstream(script, cmd, first_of)
             stdin = self._stdin(script, cmd, first_of)
             if cmd.parent >= 0:
@@ -302,11 +306,10 @@ class _Builder:
                     replace = xargs_replace(argv) if name == "xargs" else None
                     labels: tuple[str, ...] = (name,)
                     feeder = self.invocations[upstream[-1]] if upstream else None
-                    if name in _FED and feeder is not None and feeder.name == "find":
-                        found = find.printed(feeder.argv)  # `find ~ | xargs rm -f`
-                        if found is not None:
-                            inner = find.fed_words(inner, found, replace)
-                            labels = (find.PRINTED, name)
+                    if name in _FED:  # `echo ~ | xargs rm -rf`: the names it runs on
+                        known = fed_names.fed(name, argv, inner, feeder, stdin, replace)
+                        if known is not None:
+                            inner, labels = known[0], (known[1], name)
                     if replace:
                         inner = run_time_input(inner, replace)
                     innermost = self.add_command(

@@ -1,5 +1,5 @@
 """The owner's home as interpreters' code spells it (`Path.home()`,
-`os.homedir()`, `Dir.home`, `os.environ["HOME"]`, Lua's `os.getenv("HOME")`,
+`os.homedir()`, `Dir.home`, `ENV.fetch("HOME")`, `os.environ["HOME"]`, Lua's `os.getenv("HOME")`,
 R's `Sys.getenv("HOME")` and `path.expand("~")`, Tcl's `$env(HOME)`), and
 string literals joined by an operator (`"rm -rf " .. HOME`): code is read
 with the home spelled `"~"` and such joins made one literal."""
@@ -13,7 +13,7 @@ _CODE_HOME = lazy_regex(
     r"""|(?:require\(\s*['"]os['"]\s*\)|os)\.homedir\(\s*\)|\bDir\.home\b"""
     r"""|os\.environ\[\s*['"]HOME['"]\s*\]|process\.env\.HOME|\$ENV\{HOME\}|ENV\[['"]HOME['"]\]"""
     r"""|\b(?:os\.getenv|Sys\.getenv|getenv)\(\s*['"]HOME['"]\s*\)|\bpath\.expand\(\s*(['"])~\1\s*\)"""
-    r"""|\$(?:::)?env\(HOME\)"""
+    r"""|\$(?:::)?env\(HOME\)|\bENV\.fetch\(\s*['"]HOME['"]\s*\)|\bFile\.expand_path\(\s*(['"])~\2\s*\)"""
 )
 # `"a" .. "b"` (Lua), `"a" + "b"`, `"a" . "b"` (Perl, PHP): one literal.
 _JOINED = lazy_regex(r"""(["'])\s*(?:\.\.|\+|\.)\s*(["'])""")

@@ -1,7 +1,8 @@
 """What inline interpreter code does to the system, told as shell commands
 (issue #13, family 7), so the analysis judges it with the whole catalogue:
 Python read with `ast` (`python_sinks`), JavaScript, Ruby, Perl and PHP
-with a tokenizer (`script_sinks`). Loaded only when a call carries code.
+with a tokenizer (`script_sinks`), Lua, R and Tcl with patterns
+(`call_sinks`). Loaded only when a call carries code.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ _NONE = Sinks((), None)
 # The most code read: past it, the code keeps the policy for code unread.
 MAX_CODE = 64 * 1024
 _TOKENIZED = frozenset({"node", "nodejs", "bun", "deno", "ruby", "perl", "php"})
+_CALL_READ = frozenset({"lua", "luajit", "rscript", "r", "tclsh"})
 
 
 @functools.lru_cache(maxsize=256)
@@ -32,4 +34,8 @@ def code_sinks(code: str, name: str) -> Sinks:
         from redline.shell.script_sinks import script_sinks
 
         return script_sinks(code, family)
+    if family in _CALL_READ:
+        from redline.shell.call_sinks import call_sinks
+
+        return call_sinks(code, family)
     return _NONE

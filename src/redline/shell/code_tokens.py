@@ -241,6 +241,6 @@ def _compares(toks: list[Token], k: int) -> bool:
 
 _HOME = lazy_regex(
     r"""\A(?:(?:require\(['"]os['"]\)|os)\.homedir\(\)|process\.env\.HOME|process\.env\[['"]HOME['"]\]"""
-    r"""|\$ENV\{HOME\}|\$ENV\{['"]HOME['"]\}|ENV\[['"]HOME['"]\]|Dir\.home|getenv\(['"]HOME['"]\)"""
+    r"""|\$ENV\{HOME\}|\$ENV\{['"]HOME['"]\}|ENV\[['"]HOME['"]\]|Dir\.home|getenv\(['"]HOME['"]\)|ENV\.fetch\(['"]HOME['"]\)"""
     r"""|\$_SERVER\[['"]HOME['"]\]|Deno\.env\.get\(['"]HOME['"]\)|File\.expand_path\(['"]~['"]\))\Z"""
 )

@@ -35,6 +35,7 @@ class CompoundParser(ReadLoops):
     blocks: list[str]
     current_cmd: int
     vars: dict[str, str]
+    arrays: dict[int, tuple[str, ...]]
 
     if TYPE_CHECKING:
 
@@ -88,7 +89,7 @@ class CompoundParser(ReadLoops):
             self.blocks.append(word)
             if word in ("for", "select"):
                 loop = self._for_header()
-                if loop is not None and word == "for":
+                if loop is not None:  # `select` runs its body with one of the words too
                     self._each_pass(*loop)
                     return
             elif word == "case":
@@ -96,7 +97,10 @@ class CompoundParser(ReadLoops):
                 return
             elif self.read_loop(word, self.i - len(word)):  # `while read d; ...; done <<< x`
                 return
+            first = len(self.cmds)
             self._until_closed(len(self.blocks) - 1)
+            if word == "{" and len(self.cmds) > first + 1:
+                self._group_input(first)
             return
         if word == "time":
             # `time time ... cmd` is the keyword again each time: skipped in a
@@ -155,11 +159,20 @@ class CompoundParser(ReadLoops):
         items = None
         if not self._at_word("in"):
             self._scan_words_until(stop_at_paren=False)
+            items = self._positional_words()  # `for d; do` is `for d in "$@"; do`
         else:
             self.i += 2
             # The list is data; scanning it registers the substitutions that run.
             items = self._scan_words_until(stop_at_paren=False)
         return loop_values(name, items)
+
+    def _positional_words(self) -> list[Word] | None:
+        """`$1`... as `set --` or a carrier's arguments gave them, if known."""
+        count = self.vars.get("#")
+        if count is None or not count.isdigit():
+            return None
+        values = [self.vars.get(str(k)) for k in range(1, int(count) + 1)]
+        return [Word(v, Span(self.i, self.i), v) for v in values if v is not None]
 
     def _each_pass(self, name: str, values: list[str | None]) -> None:
         """Read the body once per value of the loop's variable, as bash runs it;
@@ -296,6 +309,22 @@ class CompoundParser(ReadLoops):
                 text=body_text,
             )
         )
+
+    def _group_input(self, first: int) -> None:
+        """`{ read -r t; } < <(echo ~)`: a `read` in the group reads what the
+        group's redirect feeds (its variables stay after the group). With more
+        readers, which line each gets is not followed: they stay unknown."""
+        closing = self.cmds[-1]
+        readers = [
+            c for c in self.cmds[first:-1]
+            if c.words and c.words[0].value in ("read", "mapfile", "readarray")
+        ]  # fmt: skip
+        if closing.words or len(readers) != 1 or readers[0].redirects:
+            return
+        for redirect in closing.redirects:
+            if redirect.op == "<" and redirect.target is not None and redirect.target.feeds:
+                cmd = readers[0]
+                variables.after(self.vars, cmd.words, cmd.assignments, (redirect,), self.arrays)
 
     def _trailing_redirects(self) -> None:
         """Redirects after `)`, `}`, `done`, `fi`: kept as a command with no words."""

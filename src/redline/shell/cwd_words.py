@@ -10,6 +10,7 @@ import re
 
 from redline.shell import paths
 from redline.shell.lazy_regex import lazy_regex
+from redline.shell.model import DYNAMIC, SimpleCommand, Word
 
 _HERE = ("$PWD", "${PWD}", "$(pwd)", "$( pwd )", "$(pwd -P)", "$(pwd -L)", "`pwd`", "~+",
          "$(builtin pwd)", "$(command pwd)")  # fmt: skip
@@ -56,3 +57,25 @@ def through_cdpath(text: str, name: str) -> str:
             if entry.startswith(("/", "~")):
                 return entry.rstrip("/") + "/" + name
     return name
+
+
+def tilde_dirs(cmd: SimpleCommand, cwd: str | None, oldcwd: str | None) -> SimpleCommand:
+    """bash's tilde prefixes `~+` (`$PWD`) and `~-` (`$OLDPWD`), unquoted at a
+    word's start: `cd / && rm -rf ~+/etc` removes `/etc`, not a user `+`'s home.
+    An unknown directory is `.` for `~+` (where the command runs) and computed
+    at run time for `~-`."""
+
+    def word(w: Word) -> Word:
+        head = w.raw[:2]
+        if head not in ("~+", "~-") or w.raw[2:3] not in ("", "/") or not w.value.startswith(head):
+            return w
+        base = (cwd or ".") if head == "~+" else (oldcwd or DYNAMIC)
+        return w._replace(value=base.rstrip("/") + w.value[2:] if w.value[2:] else base)
+
+    return cmd._replace(
+        words=tuple(word(w) for w in cmd.words),
+        assignments=tuple(word(w) for w in cmd.assignments),
+        redirects=tuple(
+            r if r.target is None else r._replace(target=word(r.target)) for r in cmd.redirects
+        ),
+    )

@@ -34,10 +34,28 @@ def narrowed(argv: tuple[Word, ...]) -> bool:
 
 
 def standing_for_found(root: str, argv: tuple[Word, ...]) -> str:
-    """What `{}` stands for: the root itself, or unknown files under it."""
+    """What `{}` stands for: the root itself, or unknown files under it; one
+    level down, the name a lone `-name` test gives (`find / -maxdepth 1 -name
+    etc` finds `/etc`; a pattern stands for the names it matches there)."""
     if narrowed(argv):
-        return root.rstrip("/") + "/" + DYNAMIC
+        name = _one_level_name(argv)
+        return root.rstrip("/") + "/" + (DYNAMIC if name is None else name)
     return root
+
+
+def _one_level_name(argv: tuple[Word, ...]) -> str | None:
+    values = [w.value for w in argv]
+    try:
+        depth = values[values.index("-maxdepth") + 1]
+    except (ValueError, IndexError):
+        return None
+    tests = [k for k, v in enumerate(values) if v in _NAME_TESTS]
+    if depth != "1" or len(tests) != 1 or values[tests[0]] != "-name":
+        return None
+    if any(v in ("-o", "-or", "!", "-not", ",", "-prune") for v in values):
+        return None
+    name = values[tests[0] + 1] if tests[0] + 1 < len(values) else ""
+    return name if name and "/" not in name and DYNAMIC not in name else None
 
 
 # Labels of the commands a finder runs on what it finds (`find -exec`, `fd -x`).

@@ -39,7 +39,7 @@ def _value(word: Word) -> str | None:
         return None
     if word.glob and paths.is_glob(value):
         homes = _EVERY_HOME.match(value)
-        return None if homes is None else "~" + (homes.group(1) or "")
+        return value if homes is None else "~" + (homes.group(1) or "")
     return value
 
 

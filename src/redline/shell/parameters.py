@@ -22,6 +22,7 @@ SEP = "\x1f"
 ALL = "[@]"
 NAMEREF = "\x02"
 _NAME = lazy_regex(r"[A-Za-z_]\w*")
+_GLOB_CHARS = lazy_regex(r"[*?[]")
 _CASE_OPS = (",,", "^^", "~~", ",", "^", "~")
 _PATTERN_OPS = ("//", "/#", "/%", "/", "##", "#", "%%", "%")
 MAX_MATCHED = 256
@@ -176,6 +177,10 @@ def _case(value: str, op: str) -> str:
 def _pattern(value: str, op: str, argument: str) -> str | None:
     if len(value) > MAX_MATCHED:
         return None  # a bound on work: matching tries every cut of the value
+    if _GLOB_CHARS.search(value):
+        # A glob's value (`for p in /proc/[0-9]*`) stands for the names the
+        # run finds: a cut of the pattern is not a cut of those names.
+        return None
     from redline.shell import glob_match
 
     if op[0] == "/":

@@ -9,6 +9,7 @@ whole environment is `curl --data-binary`. Read with `code_tokens`.
 from __future__ import annotations
 
 from redline.shell.code_tokens import Reader, Value, tokens
+from redline.shell.lazy_regex import lazy_regex
 from redline.shell.sink_words import Sinks, command, path_word
 
 _JS = frozenset({"node", "nodejs", "bun", "deno"})
@@ -16,7 +17,10 @@ _TREE_DELETES = frozenset({"rm_rf", "rm_r", "remove_dir", "remove_entry", "rmtre
                            "remove_tree", "rimraf", "removeSync"})  # fmt: skip
 _FILE_DELETES = frozenset({"unlinkSync", "unlink", "rm_f", "safe_unlink"})
 _SHELL_TEXT = frozenset({"execSync", "shell_exec", "passthru", "popen", "proc_open", "system",
-                         "exec", "spawn", "execCommand"})  # fmt: skip
+                         "exec", "spawn", "execCommand", "capture2", "capture2e", "capture3",
+                         "popen2", "popen2e", "popen3", "pipeline_r", "pipeline_w",
+                         "pipeline"})  # fmt: skip
+_RUBY_SEND = lazy_regex(r"(?:\b\w+\.)?\b(?:public_send|__send__|send)\(\s*:(\w+)\s*,?\s*")
 _ARGV_CALLS = frozenset({"execFileSync", "execFile", "spawnSync", "Command", "pcntl_exec"})
 _WRITES = frozenset({"writeFileSync", "writeFile", "appendFileSync", "appendFile",
                      "createWriteStream", "file_put_contents", "writeTextFileSync",
@@ -33,6 +37,8 @@ _SIGNALS = {"KILL": 9, "SIGKILL": 9, "TERM": 15, "SIGTERM": 15, "HUP": 1, "SIGHU
 
 
 def script_sinks(code: str, family: str) -> Sinks:
+    if family == "ruby" and "send" in code:  # `Kernel.send(:system, CMD)` is `system(CMD)`
+        code = _RUBY_SEND.sub(lambda m: f"{m[1]}(", code)
     toks = tokens(code, family)
     reader = Reader(toks, family)
     found: list[str] = []
@@ -154,8 +160,8 @@ def _told(reader: Reader, family: str, name: str, qualifier: str, args: Args) ->
     if name in _SHELL_TEXT and qualifier not in ("re", "RegExp") and (
         family != "node" or name != "exec" or qualifier in ("", "cp", "child_process", "child")
     ):  # fmt: skip
-        if family in ("perl", "ruby") and len(values) > 1:
-            return command(_flat(values))
+        if family in ("perl", "ruby") and (len(values) > 1 or isinstance(first, list)):
+            return command(_flat(values))  # `system("rm", "-rf", P)`, `IO.popen(["rm", P])`
         if name == "spawn" and family in _JS:
             return _argv(first, values[1] if len(values) > 1 else [])
         return first if isinstance(first, str) else None

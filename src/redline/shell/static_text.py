@@ -28,6 +28,7 @@ PRODUCERS = (
     (frozenset({"echo", "printf", "cat", "tee"}) | DECODERS | DECOMPRESSORS | TRANSFORMS | AWKS)
     | PATHS
     | NAMERS
+    | {"getent"}
 )
 # Bounds on work: longer text is not computed (it stays unknown).
 MAX_TEXT = 64 * 1024
@@ -35,6 +36,8 @@ MAX_TEXT = 64 * 1024
 
 def output(name: str, values: tuple[str, ...], stdin: str | None) -> str | None:
     """What `name values...` writes on stdout, when it can be known."""
+    if name == "getent":
+        return _passwd_entry(values)
     if name not in PRODUCERS or any(DYNAMIC in v for v in values):
         return None
     if stdin is not None and (DYNAMIC in stdin or len(stdin) > MAX_TEXT):
@@ -81,15 +84,40 @@ def _names(name: str, values: tuple[str, ...]) -> str | None:
     if name == "ls":
         flags = [v for v in values if v.startswith("-") and v != "-"]
         names = [v for v in values if not v.startswith("-") or v == "-"]
-        if not names or any(f.strip("-d1") or "d" not in f for f in flags if f != "-1"):
+        if any(f.strip("-d1aA") for f in flags):
             return None
-        if not any("d" in f for f in flags) or any(paths.is_glob(v) for v in names):
+        if not names:
+            # The folder's entries, by name: every name the folder holds.
+            return "*\n" if not any("d" in f for f in flags) else ".\n"
+        if not any("d" in f for f in flags) and not all(paths.is_glob(v) for v in names):
             return None
+        # A glob stands for the names it matches (`ls -d /home/*`: every home).
         return "".join(v + "\n" for v in names)
+    if len(values) == 2 and values[0] == "-G":
+        return values[1] + "\n"  # the names the glob matches
+    if len(values) in (1, 2) and values[0] in _COMPLETES_NAMES:
+        prefix = values[1] if len(values) == 2 else ""
+        # Every file or folder whose name starts with PREFIX: `compgen -d /` is `/*`.
+        return None if paths.is_glob(prefix) else prefix + "*\n"
     if len(values) not in (2, 3) or values[0] != "-W":
         return None
     prefix = values[2] if len(values) == 3 else ""
     return "".join(w + "\n" for w in values[1].split() if w.startswith(prefix))
+
+
+_COMPLETES_NAMES = frozenset({"-d", "-f"})
+
+
+def _passwd_entry(values: tuple[str, ...]) -> str | None:
+    """`getent passwd NAME`: NAME's entry, its home spelled `~NAME` (the
+    judge does not read the machine's table). A name known only at run time
+    is left to `pure` (`$USER` is the owner)."""
+    if len(values) != 2 or values[0] != "passwd":
+        return None
+    user = values[1]
+    if not user or DYNAMIC in user or any(c in user for c in ":/ \t\n~"):
+        return None
+    return f"{user}:x:1000:1000::~{user}:/bin/sh\n"
 
 
 def _path_part(name: str, values: tuple[str, ...]) -> str | None:
@@ -113,6 +141,8 @@ def _path_part(name: str, values: tuple[str, ...]) -> str | None:
     if values[0].startswith("~") and "/" not in values[0].rstrip("/"):
         return None  # the home's own name is not known here
     base = posixpath.basename(values[0].rstrip("/")) or ("/" if values[0] else "")
+    if any(c in base for c in "*?["):
+        return None  # a glob's last part: the names the run finds, not known here
     if len(values) == 2 and base != values[1] and base.endswith(values[1]):
         base = base[: -len(values[1])]
     return base + "\n"

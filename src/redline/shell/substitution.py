@@ -28,11 +28,16 @@ def output(stages: Sequence[Stage]) -> str | None:
     `DYNAMIC` when it is, but its input or arguments are not static."""
     out: list[str] = []
     written: str | None = ""
+    cwd: str | None = None  # followed from a `cd` inside: `<(cd ~ && pwd)`
     for k, stage in enumerate(stages):
         feeds_next = k + 1 < len(stages) and stages[k + 1].pipeline == stage.pipeline >= 0
         feeds_next = feeds_next and stages[k + 1].position == stage.position + 1
         piped = stage.pipeline >= 0 and stage.position > 0
-        written = _run(stage, written if piped else None)
+        head = stage.words[0].value if stage.words and not stage.redirects else ""
+        if head in ("cd", "pwd"):
+            cwd, written = _directory(head, stage.words[1:], cwd)
+        else:
+            written = _run(stage, written if piped else None)
         if written is None or written == DYNAMIC:
             if feeds_next:
                 written = None if written is None else DYNAMIC
@@ -41,6 +46,19 @@ def output(stages: Sequence[Stage]) -> str | None:
         if not feeds_next:
             out.append(written)
     return "".join(out)
+
+
+def _directory(name: str, args: Sequence[Word], cwd: str | None) -> tuple[str | None, str]:
+    """The directory after `cd ARG` (when it is a known absolute or home
+    path) and what `cd` or `pwd` prints."""
+    from redline.shell import paths
+
+    operands = [w.value for w in args if not w.value.startswith("-")]
+    if name == "pwd":
+        return cwd, DYNAMIC if cwd is None else cwd + "\n"
+    target = paths.normalize(operands[0], cwd) if operands else "~"
+    known = target is not None and target.startswith(("/", "~")) and DYNAMIC not in target
+    return (target if known else None), ""
 
 
 def _run(stage: Stage, piped: str | None) -> str | None:
