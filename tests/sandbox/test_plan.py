@@ -49,7 +49,11 @@ def test_the_plan_for_a_run_in_a_git_repository(
             (str(home / ".netrc"), False),
             (str(tmp_path / "rl"), True),
         ),
-        read_only=(str(home / ".claude" / "settings.json"), str(repo / ".claude/settings.json")),
+        read_only=(
+            str(home / ".claude" / "settings.json"),
+            *(str(repo / name) for name in (".claude", ".codex", ".gemini", ".hermes")),
+            str(repo / ".git" / "hooks"),
+        ),
         network=False,
         max_procs=64,
     )

@@ -5,12 +5,22 @@ the environment and the policy, for either backend (bubblewrap or Landlock).
   directories, the package managers' caches and the policy's `sandbox.writable`;
 - hidden: the owner's credentials (the never-run list of `gate.protected`)
   and the gate's own home (`$REDLINE_HOME`);
-- read-only even inside a writable place: the agents' hook configuration;
+- read-only even inside a writable place: the agents' hook configuration
+  (the workspace's `.claude`, `.codex`, `.gemini`, `.hermes` folders whole)
+  and what git would run later (`.git/config`, `.git/hooks`, a submodule's or
+  a linked worktree's own config and `commondir`);
 - everything else: read-only.
+
+A mount point cannot be renamed or removed (EBUSY), which is what keeps a
+read-only or hidden place from being swapped for one the command made: so the
+workspace's guard folders are made (empty) when missing, and `pinned` lists
+the folders on the way to each place that a writable place holds, which the
+namespace sandbox binds onto themselves.
 """
 
 from __future__ import annotations
 
+import contextlib
 import fnmatch
 import os
 from collections.abc import Iterable, Mapping
@@ -30,10 +40,14 @@ HOOK_CONFIG_HOME = (
     "~/.claude/settings.json", "~/.claude/settings.local.json", "~/.claude/hooks",
     "~/.codex/config.toml", "~/.codex/hooks.json", "~/.gemini/settings.json",
 )  # fmt: skip
-HOOK_CONFIG_PROJECT = (
-    ".claude/settings.json", ".claude/settings.local.json", ".codex/config.toml",
-    ".gemini/settings.json",
-)  # fmt: skip
+# Bound read-only as folders (made empty when missing): a folder that is a
+# mount point cannot be renamed away and made again with new settings in it.
+GUARD_FOLDERS = (".claude", ".codex", ".gemini", ".hermes")
+# What git reads from its own directory and may run: config (`core.fsmonitor`,
+# `core.hooksPath`, filters...), hooks, and `commondir` (where config is read).
+GIT_GUARDED = ("config", "config.worktree", "hooks", "commondir")
+_GIT_NESTED = ("modules", "worktrees")
+_GIT_DEPTH = 4
 HERMES_FILES = (".env", "auth.json", "config.yaml", "agent-hooks", "approval", "scripts")
 
 
@@ -149,7 +163,8 @@ def make_plan(
     read_only = _existing(
         (
             *(_expand(p, home) for p in HOOK_CONFIG_HOME),
-            *(os.path.join(workspace, p) for p in HOOK_CONFIG_PROJECT),
+            *guard_folders(workspace),
+            *git_guarded(os.path.join(workspace, ".git")),
             *(os.path.join(hermes, p) for p in HERMES_FILES[2:]),
         )
     )
@@ -162,6 +177,60 @@ def make_plan(
         network=settings.network if network is None else network,
         max_procs=max_procs,
     )
+
+
+def guard_folders(workspace: str) -> tuple[str, ...]:
+    """The workspace's agent configuration folders, made empty when missing
+    (an empty `.claude/` and the like is what a run leaves in a workspace
+    that had none); a symlink is left as it is, its target bound."""
+    out: list[str] = []
+    for name in GUARD_FOLDERS:
+        path = os.path.join(workspace, name)
+        try:
+            os.mkdir(path, 0o755)
+        except FileExistsError:
+            pass
+        except OSError:
+            continue  # a read-only workspace: nothing there to swap either
+        if os.path.isdir(path):
+            out.append(os.path.realpath(path))
+    return tuple(out)
+
+
+def git_guarded(git_dir: str, depth: int = 0) -> tuple[str, ...]:
+    """What git may run from `git_dir` and from its submodules' and linked
+    worktrees' own directories beneath it; `hooks` is made when missing."""
+    if not os.path.isdir(git_dir) or os.path.islink(git_dir) or depth > _GIT_DEPTH:
+        return ()
+    hooks = os.path.join(git_dir, "hooks")
+    if depth == 0 and not os.path.lexists(hooks):
+        with contextlib.suppress(OSError):
+            os.mkdir(hooks, 0o755)
+    out = [os.path.join(git_dir, name) for name in GIT_GUARDED]
+    for nested in _GIT_NESTED:
+        folder = os.path.join(git_dir, nested)
+        try:
+            names = sorted(os.listdir(folder)) if not os.path.islink(folder) else []
+        except OSError:
+            names = []
+        for name in names:
+            out.extend(git_guarded(os.path.join(folder, name), depth + 1))
+    return tuple(out)
+
+
+def pinned(plan: Plan) -> tuple[str, ...]:
+    """The folders on the way to each of the plan's places that lie inside a
+    writable place: bound onto themselves, they become mount points, which
+    cannot be renamed away (and a place made again where they were)."""
+    places = {*plan.writable, *plan.read_only, *(path for path, _ in plan.hidden)}
+    out: dict[str, None] = {}
+    for place in sorted(places):
+        parent = os.path.dirname(place)
+        while parent not in places and parent != os.path.dirname(parent):
+            if any(parent != w and _under(parent, w) for w in plan.writable):
+                out[parent] = None
+            parent = os.path.dirname(parent)
+    return tuple(out)
 
 
 def _account_home() -> str:

@@ -1,0 +1,114 @@
+"""The holes of the attack round on `redline run` (`tests/corpus/attack_run_open.md`),
+each shown closed the way it was found, through `harness.py` (the sandbox
+alone), in a fake home, with marker files only."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from redline.sandbox.level import probe
+from tests.sandbox.test_enforcement import Box
+
+GIT_PEOPLE = {
+    "GIT_AUTHOR_NAME": "t", "GIT_AUTHOR_EMAIL": "t@example.invalid",
+    "GIT_COMMITTER_NAME": "t", "GIT_COMMITTER_EMAIL": "t@example.invalid",
+}  # fmt: skip
+
+
+@pytest.fixture
+def box(tmp_path: Path) -> Box:
+    found = probe("namespaces")
+    if found.name != "namespaces":
+        pytest.skip(f"no namespace sandbox here: {found.why}")
+    return Box(tmp_path, "namespaces")
+
+
+def _python(box: Box, script: str) -> subprocess.CompletedProcess[str]:
+    return box.run(sys.executable, "-c", script)
+
+
+def test_h1_a_guard_folder_cannot_be_renamed_and_made_again(box: Box) -> None:
+    (box.ws / ".claude").mkdir()
+    (box.ws / ".claude" / "settings.json").write_text('{"orig":1}')
+    done = _python(
+        box,
+        "import os\n"
+        "for d in ('.claude', '.codex'):\n"
+        "    try:\n"
+        "        os.rename(d, d + '-old'); os.mkdir(d)\n"
+        "        open(d + '/settings.json', 'w').write('MARKER')\n"
+        "        print(d, 'swapped')\n"
+        "    except OSError as error:\n"
+        "        print(d, error.errno)\n",
+    )
+    assert done.stdout.split() == [".claude", "16", ".codex", "16"]  # EBUSY
+    assert (box.ws / ".claude" / "settings.json").read_text() == '{"orig":1}'
+    # `.codex` was missing: made empty, so that it could be a mount point
+    assert sorted(p.name for p in box.ws.iterdir()) == [".claude", ".codex", ".gemini", ".hermes"]
+    assert not list((box.ws / ".codex").iterdir())
+
+
+def test_h1_a_gate_home_inside_a_writable_place_cannot_be_swapped(box: Box) -> None:
+    nested = box.tmp / "x" / "gate" / "rh"
+    nested.mkdir(parents=True)
+    (nested / "policy.yaml").write_text("version: 1\n")
+    box.env["REDLINE_HOME"] = str(nested)
+    done = _python(
+        box,
+        "import os, sys\n"
+        f"top = {str(box.tmp / 'x')!r}\n"
+        "try:\n"
+        "    os.rename(top, top + '.old'); os.makedirs(top + '/gate/rh')\n"
+        "    open(top + '/gate/rh/policy.yaml', 'w').write('MARKER')\n"
+        "except OSError as error:\n"
+        "    print(error.errno)\n",
+    )
+    assert done.stdout == "16\n"
+    assert (nested / "policy.yaml").read_text() == "version: 1\n"
+    assert not (box.tmp / "x.old").exists()
+
+
+def test_h2_git_config_and_hooks_cannot_be_planted_and_git_still_works(box: Box) -> None:
+    subprocess.run(["git", "init", "-q", "-b", "main", str(box.ws)], check=True)
+    (box.ws / "a.txt").write_text("a\n")
+    box.env.update(GIT_PEOPLE)
+    plant = (
+        "import os\n"
+        "for how in ('config', 'hook', 'rename'):\n"
+        "    try:\n"
+        "        if how == 'config':\n"
+        "            open('.git/config', 'a').write('[core]\\n\\tfsmonitor = MARKER\\n')\n"
+        "        elif how == 'hook':\n"
+        "            open('.git/hooks/post-checkout', 'w').write('MARKER')\n"
+        "        else:\n"
+        "            os.rename('.git', '.git-old')\n"
+        "        print(how, 'planted')\n"
+        "    except OSError as error:\n"
+        "        print(how, error.errno)\n"
+    )
+    script = (
+        f'{sys.executable} -c "$PLANT"; '
+        "git add a.txt && git commit -qm one && git checkout -qb side && "
+        "echo b >> a.txt && git commit -qam two && git status --short && echo git-ok; "
+        "git config --local x.y z 2>/dev/null || echo config-refused"
+    )
+    box.env["PLANT"] = plant
+    done = box.sh(script)
+    assert done.stdout.split("\n") == [
+        "config 30",
+        "hook 30",
+        "rename 16",
+        "git-ok",
+        "config-refused",
+        "",
+    ]  # EROFS, EROFS, EBUSY
+    config = (box.ws / ".git" / "config").read_text()
+    assert "MARKER" not in config
+    assert not (box.ws / ".git" / "hooks" / "post-checkout").exists()
+    log = subprocess.run(["git", "-C", str(box.ws), "log", "--format=%s", "side"],
+                         capture_output=True, text=True, check=True)  # fmt: skip
+    assert log.stdout.split() == ["two", "one"]
