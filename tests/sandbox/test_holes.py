@@ -4,12 +4,15 @@ alone), in a fake home, with marker files only."""
 
 from __future__ import annotations
 
+import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
+from redline.sandbox.landlock import abi_version as landlock_abi
 from redline.sandbox.level import probe
 from tests.sandbox.test_enforcement import Box
 
@@ -112,3 +115,48 @@ def test_h2_git_config_and_hooks_cannot_be_planted_and_git_still_works(box: Box)
     log = subprocess.run(["git", "-C", str(box.ws), "log", "--format=%s", "side"],
                          capture_output=True, text=True, check=True)  # fmt: skip
     assert log.stdout.split() == ["two", "one"]
+
+
+@pytest.mark.parametrize("level", ["namespaces", "landlock"])
+def test_h8_the_owners_service_sockets_are_out_of_reach(tmp_path: Path, level: str) -> None:
+    found = probe(level)
+    if found.name != level:
+        pytest.skip(f"no {level} sandbox here: {found.why}")
+    box = Box(tmp_path, level)
+    runtime, agent = tmp_path / "run-user", tmp_path / "ssh-agent"
+    runtime.mkdir()
+    agent.mkdir()
+    abstract = f"\0redline-test-{os.getpid()}-{level}"
+    servers = []
+    for address in (str(runtime / "bus"), str(agent / "agent.1"), abstract):
+        server = socket.socket(socket.AF_UNIX)
+        server.bind(address)
+        server.listen(4)
+        servers.append(server)
+    box.env.update(XDG_RUNTIME_DIR=str(runtime), SSH_AUTH_SOCK=str(agent / "agent.1"),
+                   TMUX="/tmp/tmux-0/default,1,0", DISPLAY=":0")  # fmt: skip
+    probe_script = (
+        "import os, socket, sys\n"
+        "names = [n for n in ('XDG_RUNTIME_DIR', 'SSH_AUTH_SOCK', 'TMUX', 'DISPLAY')"
+        " if n in os.environ]\n"
+        "print(*names or ['none'])\n"
+        "for address in sys.argv[1:]:\n"
+        "    s = socket.socket(socket.AF_UNIX)\n"
+        "    try:\n"
+        "        s.connect(address.replace('@', '\\0', 1))\n"
+        "        print('connected')\n"
+        "    except OSError as error:\n"
+        "        print('refused', error.errno)\n"
+    )
+    try:
+        done = box.run(sys.executable, "-c", probe_script, str(runtime / "bus"),
+                       str(agent / "agent.1"), "@" + abstract[1:])  # fmt: skip
+    finally:
+        for server in servers:
+            server.close()
+    lines = done.stdout.splitlines()
+    assert lines[0] == "none"
+    if level == "namespaces":  # path sockets hidden; abstract ones: only without network
+        assert lines[1].startswith("refused") and lines[2].startswith("refused")
+    elif landlock_abi() >= 6:  # Landlock cannot refuse a path socket's connect
+        assert lines[3] == "refused 1"

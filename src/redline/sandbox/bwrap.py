@@ -74,7 +74,7 @@ def options(
     )
     for how, path in binds:
         out += [how, path, path]
-    for path, is_dir in plan.hidden:
+    for path, is_dir in (*plan.hidden, *plan.sockets):
         if is_dir:
             out += ["--tmpfs", path, "--remount-ro", path]
         else:

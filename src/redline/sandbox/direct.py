@@ -84,8 +84,12 @@ def launch_text(command: str, cwd: str, environ: Mapping[str, str]) -> str | Non
     settings = Gate.from_environ(environ).policy.run
     if settings.enforce == "off":
         return None
-    plan = make_plan(cwd, environ, settings, max_procs=DEFAULT_MAX_PROCS)
-    env = scrub(environ, settings.env_pass).env
+    scrubbed = scrub(environ, settings.env_pass)
+    env = scrubbed.env
+    plan = make_plan(
+        cwd, environ, settings, max_procs=DEFAULT_MAX_PROCS,
+        kept_sockets=[p.name for p in scrubbed.passed],
+    )  # fmt: skip
     filter_path = seccomp_file(home_dir(environ)) if seccomp.supported() else None
     fd = SECCOMP_FD if filter_path else None
     words = argv(level.bwrap, plan, shell_argv(command), fd, env=env)

@@ -48,6 +48,13 @@ GUARD_FOLDERS = (".claude", ".codex", ".gemini", ".hermes")
 GIT_GUARDED = ("config", "config.worktree", "hooks", "commondir")
 _GIT_NESTED = ("modules", "worktrees")
 _GIT_DEPTH = 4
+# Where the owner's local services usually listen (`{uid}`: the user's id):
+# a path socket ignores the network namespace, and `connect` is not a write.
+SOCKET_PLACES = (
+    *(TEMP_DIRS[0] + name for name in ("/tmux-{uid}", "/.X11-unix", "/ssh-*", "/screens")),
+    "/run/user/{uid}", "/run/screen", "/var/run/screen", "/run/docker.sock", "/var/run/docker.sock",
+    "/run/containerd", "/run/podman", "/run/dbus/system_bus_socket", "/run/systemd/private",
+)  # fmt: skip
 HERMES_FILES = (".env", "auth.json", "config.yaml", "agent-hooks", "approval", "scripts")
 
 
@@ -61,6 +68,9 @@ class Plan(NamedTuple):
     read_only: tuple[str, ...]
     network: bool = True
     max_procs: int = DEFAULT_MAX_PROCS
+    sockets: tuple[tuple[str, bool], ...] = ()
+    """The owner's service sockets, hidden like `hidden` by the namespace
+    sandbox (Landlock cannot refuse a `connect`: not there)."""
 
 
 def workspace_of(cwd: str) -> str:
@@ -120,6 +130,37 @@ def credential_paths(
     return tuple(dict.fromkeys(found))
 
 
+def socket_places(
+    environ: Mapping[str, str], kept: Iterable[str] = ()
+) -> tuple[tuple[str, bool], ...]:
+    """The owner's local service sockets as they exist here, to be hidden:
+    the usual places, `$XDG_RUNTIME_DIR` and `$SSH_AUTH_SOCK`; but not one
+    holding the socket of a variable in `kept` (the policy's `env.pass` let
+    it through: the owner wants it reachable)."""
+    import glob
+
+    found = [
+        path for place in SOCKET_PLACES for path in sorted(glob.glob(place.format(uid=os.getuid())))
+    ]
+    for name in ("XDG_RUNTIME_DIR", "SSH_AUTH_SOCK"):
+        value = environ.get(name, "")
+        if os.path.isabs(value):
+            found.append(value)
+    wanted = [
+        os.path.realpath(value)
+        for name in kept
+        if os.path.isabs(value := environ.get(name, "").split(",")[0])
+    ]
+    out: dict[tuple[str, bool], None] = {}
+    for path in found:
+        real = os.path.realpath(path)
+        if real in ("/", "/tmp", "/var/tmp", "/run") or not os.path.lexists(real):  # noqa: S108
+            continue
+        if not any(_under(socket, real) for socket in wanted):
+            out[(real, os.path.isdir(real))] = None
+    return tuple(out)
+
+
 def make_plan(
     cwd: str,
     environ: Mapping[str, str],
@@ -128,7 +169,10 @@ def make_plan(
     network: bool | None = None,
     temp_dirs: Iterable[str] | None = None,
     max_procs: int = DEFAULT_MAX_PROCS,
+    kept_sockets: Iterable[str] = (),
 ) -> Plan:
+    """The plan for a run in `cwd`; `kept_sockets`: the variables the
+    policy's `env.pass` let through, whose sockets stay reachable."""
     from redline.home import home_dir, user_home
 
     settings = settings or RunSettings()
@@ -176,6 +220,7 @@ def make_plan(
         read_only=read_only,
         network=settings.network if network is None else network,
         max_procs=max_procs,
+        sockets=tuple(s for s in socket_places(environ, kept_sockets) if s not in hidden),
     )
 
 

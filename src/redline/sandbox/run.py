@@ -209,7 +209,10 @@ def execute(
         raise ValueError("only an allowed command runs")
     env_in = os.environ if environ is None else environ
     settings = RunSettings(writable=prepared.writable, network=prepared.network)
-    plan = make_plan(prepared.cwd, env_in, settings, temp_dirs=temp_dirs, max_procs=max_procs)
+    plan = make_plan(
+        prepared.cwd, env_in, settings, temp_dirs=temp_dirs, max_procs=max_procs,
+        kept_sockets=prepared.passed,
+    )  # fmt: skip
     if started is not None:
         if prepared.level.name == NAMESPACES and started.command == prepared.argv:
             return started.run(plan, prepared.env)
