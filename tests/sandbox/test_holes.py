@@ -12,8 +12,11 @@ from pathlib import Path
 
 import pytest
 
+from redline.decision import Verdict
 from redline.sandbox.landlock import abi_version as landlock_abi
 from redline.sandbox.level import probe
+from redline.sandbox.plan import workspace_refusal
+from redline.sandbox.run import prepare
 from tests.sandbox.test_enforcement import Box
 
 GIT_PEOPLE = {
@@ -160,3 +163,25 @@ def test_h8_the_owners_service_sockets_are_out_of_reach(tmp_path: Path, level: s
         assert lines[1].startswith("refused") and lines[2].startswith("refused")
     elif landlock_abi() >= 6:  # Landlock cannot refuse a path socket's connect
         assert lines[3] == "refused 1"
+
+
+def test_h4_the_home_root_or_a_system_folder_is_never_the_workspace(tmp_path: Path) -> None:
+    home, gate = tmp_path / "home", tmp_path / "gates" / "rl"
+    for folder in (home / ".config" / "app", home / "src" / "proj", gate):
+        folder.mkdir(parents=True)
+    env = {"HOME": str(home), "REDLINE_HOME": str(gate)}
+    refused = {
+        where: workspace_refusal(where, env)
+        for where in ("/", "/usr/lib", "/etc", str(home), str(tmp_path), str(tmp_path / "gates"),
+                      str(home / ".config" / "app"))
+    }  # fmt: skip
+    assert all(refused.values()), refused
+    assert workspace_refusal(str(home / "src" / "proj"), env) is None
+    # what an agent's `workdir: ~` or `cd ~` meets: refused before judging, with the repair
+    judged = prepare("true", cwd=str(home), environ=env, record=False, force_level="landlock")
+    if judged.level.name != "none":
+        assert (judged.decision.verdict, judged.decision.code) == (
+            Verdict.DENY,
+            "workspace-refused",
+        )
+        assert judged.decision.repair

@@ -77,13 +77,13 @@ def launch_text(command: str, cwd: str, environ: Mapping[str, str]) -> str | Non
     from redline.sandbox import seccomp
     from redline.sandbox.bwrap import argv
     from redline.sandbox.pids import CGROUP, RLIMIT, make_bound, sweep
-    from redline.sandbox.plan import make_plan
+    from redline.sandbox.plan import make_plan, workspace_refusal
     from redline.sandbox.programs import shell_argv
     from redline.secrets import scrub
 
     settings = Gate.from_environ(environ).policy.run
-    if settings.enforce == "off":
-        return None
+    if settings.enforce == "off" or workspace_refusal(cwd, environ) is not None:
+        return None  # `redline run` refuses such a workspace with the reason
     scrubbed = scrub(environ, settings.env_pass)
     env = scrubbed.env
     plan = make_plan(

@@ -278,6 +278,43 @@ def pinned(plan: Plan) -> tuple[str, ...]:
     return tuple(out)
 
 
+# Never a workspace: the system's own folders (and anything in the first ones).
+_SYSTEM_TREES = ("/usr", "/etc", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32",
+                 "/boot", "/dev", "/proc", "/sys")  # fmt: skip
+_SYSTEM_FOLDERS = ("/var", "/opt", "/srv", "/run", "/mnt", "/media", "/snap", "/nix", "/root")
+# In the home, the folders that hold what runs later (startup files, units,
+# programs on PATH, the agents' settings): never a workspace, nor in one.
+_HOME_TREES = ("~/.config", "~/.local", "~/.ssh", "~/.gnupg", "~/.claude", "~/.codex",
+               "~/.gemini", "~/.hermes", "~/.redline")  # fmt: skip
+
+
+def workspace_refusal(cwd: str, environ: Mapping[str, str]) -> str | None:
+    """Why the workspace of a run in `cwd` may not be made writable, or
+    `None`: `/`, a system folder, the home (the caller's or the account's),
+    a folder holding it or the gate's home, or a dot-folder of the home. The
+    cwd is the agent's to choose (`cd`, Hermes's `workdir`): this is what
+    keeps it from choosing the home as what the sandbox lets it write."""
+    from redline.home import home_dir, user_home
+
+    workspace = workspace_of(os.path.realpath(cwd))
+    if workspace == "/":
+        return "the workspace would be `/`, the whole filesystem"
+    if any(_under(workspace, t) for t in _SYSTEM_TREES) or workspace in _SYSTEM_FOLDERS:
+        return f"the workspace would be `{workspace}`, a system folder"
+    homes = {os.path.realpath(h) for h in (user_home(environ), _account_home()) if h}
+    kept = {*homes, os.path.realpath(home_dir(environ))}
+    for place in sorted(kept):
+        if _under(place, workspace):
+            return f"the workspace would be `{workspace}`, which holds `{place}`"
+    for home in sorted(homes):
+        if os.path.dirname(workspace) == home and os.path.basename(workspace).startswith("."):
+            return f"the workspace would be `{workspace}`, a dot-folder of the home"
+        for tree in _HOME_TREES:
+            if _under(workspace, _expand(tree, home)):
+                return f"the workspace would be `{workspace}`, inside `{_expand(tree, home)}`"
+    return None
+
+
 def _account_home() -> str:
     import pwd
 
