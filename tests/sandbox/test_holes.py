@@ -185,3 +185,29 @@ def test_h4_the_home_root_or_a_system_folder_is_never_the_workspace(tmp_path: Pa
             "workspace-refused",
         )
         assert judged.decision.repair
+
+
+def test_h7_a_writable_place_swapped_for_a_symlink_is_not_bound(tmp_path: Path) -> None:
+    found = probe("namespaces")
+    if found.name != "namespaces":
+        pytest.skip(f"no namespace sandbox here: {found.why}")
+    box = Box(tmp_path, "namespaces")
+    nested = box.ws / "sub" / "mytmp"  # a writable place inside another (TMPDIR, `writable`)
+    nested.mkdir(parents=True)
+    argv = box.argv("/bin/sh", "-c", "")
+    planted = [*argv[:3], str(box.ws), str(nested), *argv[5:-1]]
+    # the way the round did it: the parent renamed away, a symlink made. The
+    # parent is pinned (a mount point) in any run whose plan holds the place:
+    swap = f"mv sub sub.old && mkdir sub && ln -s {box.home} sub/mytmp && echo swapped"
+    first = subprocess.run([*planted, swap], env=box.env, cwd=box.ws, capture_output=True,
+                           text=True, timeout=30, check=False)  # fmt: skip
+    assert first.stdout == "" and nested.is_dir() and not nested.is_symlink()
+    # a run planned without it (another TMPDIR, policy) could: done here from outside
+    (box.ws / "sub").rename(box.ws / "sub.old")
+    (box.ws / "sub").mkdir()
+    nested.symlink_to(box.home)
+    wipe = f"rm -f {box.home}/canary; echo done"
+    second = subprocess.run([*planted, wipe], env=box.env, cwd=box.ws, capture_output=True,
+                            text=True, timeout=30, check=False)  # fmt: skip
+    assert second.stdout == "done\n"
+    assert (box.home / "canary").read_text() == "still here"

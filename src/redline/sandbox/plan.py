@@ -183,9 +183,12 @@ def make_plan(
     hermes = _expand(environ.get("HERMES_HOME", "").strip() or "~/.hermes", home)
     if temp_dirs is None:
         temp_dirs = (*TEMP_DIRS, environ.get("TMPDIR", "") or "/tmp")  # noqa: S108
+    asked = [_expand(p, home) for p in (workspace, *temp_dirs, *CACHE_DIRS, *settings.writable)]
+    resolved = [os.path.realpath(p) for p in asked]
     writable = _existing(
-        os.path.realpath(_expand(p, home))
-        for p in (workspace, *temp_dirs, *CACHE_DIRS, *settings.writable)
+        real
+        for path, real in zip(asked, resolved, strict=True)
+        if path == workspace or not _swappable(path, resolved)
     )
     # `$HOME` and `$REDLINE_HOME` are the caller's to set: the account's own
     # home and its default gate home are hidden too.
@@ -313,6 +316,24 @@ def workspace_refusal(cwd: str, environ: Mapping[str, str]) -> str | None:
             if _under(workspace, _expand(tree, home)):
                 return f"the workspace would be `{workspace}`, inside `{_expand(tree, home)}`"
     return None
+
+
+def _swappable(path: str, writable: Iterable[str]) -> bool:
+    """Whether the way to `path` goes through a symlink that a writable place
+    holds: an earlier run could have made it (after renaming its folder away)
+    to have this run bind its target, the home say, writable. Such a place
+    is left read-only."""
+    here = "/"
+    for part in os.path.normpath(path).split("/"):
+        if not part:
+            continue
+        here = os.path.join(here, part)
+        if os.path.islink(here):
+            where = os.path.join(os.path.realpath(os.path.dirname(here)), part)
+            if any(_under(where, w) and where != w for w in writable):
+                return True
+            here = os.path.realpath(here)
+    return False
 
 
 def _account_home() -> str:
