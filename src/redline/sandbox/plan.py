@@ -51,7 +51,7 @@ _GIT_DEPTH = 4
 # Where the owner's local services usually listen (`{uid}`: the user's id):
 # a path socket ignores the network namespace, and `connect` is not a write.
 SOCKET_PLACES = (
-    *(TEMP_DIRS[0] + name for name in ("/tmux-{uid}", "/.X11-unix", "/ssh-*", "/screens")),
+    *(TEMP_DIRS[0] + name for name in ("/tmux-{uid}", "/.X11-unix", "/screens")),
     "/run/user/{uid}", "/run/screen", "/var/run/screen", "/run/docker.sock", "/var/run/docker.sock",
     "/run/containerd", "/run/podman", "/run/dbus/system_bus_socket", "/run/systemd/private",
 )  # fmt: skip
@@ -137,11 +137,10 @@ def socket_places(
     the usual places, `$XDG_RUNTIME_DIR` and `$SSH_AUTH_SOCK`; but not one
     holding the socket of a variable in `kept` (the policy's `env.pass` let
     it through: the owner wants it reachable)."""
-    import glob
-
-    found = [
-        path for place in SOCKET_PLACES for path in sorted(glob.glob(place.format(uid=os.getuid())))
-    ]
+    # No scan of `/tmp` for other `ssh-*` agents: a shared `/tmp` can hold
+    # thousands of entries, ~1 ms for every hook; the owner's own agent is
+    # the one `$SSH_AUTH_SOCK` names.
+    found = [place.format(uid=os.getuid()) for place in SOCKET_PLACES]
     for name in ("XDG_RUNTIME_DIR", "SSH_AUTH_SOCK"):
         value = environ.get(name, "")
         if os.path.isabs(value):
@@ -153,8 +152,10 @@ def socket_places(
     ]
     out: dict[tuple[str, bool], None] = {}
     for path in found:
+        if not os.path.lexists(path):
+            continue
         real = os.path.realpath(path)
-        if real in ("/", "/tmp", "/var/tmp", "/run") or not os.path.lexists(real):  # noqa: S108
+        if real in ("/", "/tmp", "/var/tmp", "/run") or not os.path.exists(real):  # noqa: S108
             continue
         if not any(_under(socket, real) for socket in wanted):
             out[(real, os.path.isdir(real))] = None
