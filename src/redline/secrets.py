@@ -8,10 +8,13 @@ A variable is removed when it falls in one of four tiers:
 - `name`: a secret-like name (`*_TOKEN`, `*_SECRET`, `*_KEY`, `*PASSWORD*`)
   or a URL with a password in it;
 - `value`: a value in a known token format, whatever its name (the
-  redaction detectors of `audit.redact`).
+  redaction detectors of `audit.redact`);
+- `socket`: the address of one of the owner's local services, each a command
+  channel out of the sandbox (`SSH_AUTH_SOCK`, `TMUX`, the session bus,
+  `DISPLAY`, Docker, terminal remote control...; `is_socket_name`).
 
-The policy's passthrough list (`env: {pass: [...]}`) lets a name of the last
-three tiers through, and the run's log says so; it can never pass a
+The policy's passthrough list (`env: {pass: [...]}`) lets a name of the other
+tiers through, and the run's log says so; it can never pass a
 `platform` name: that one is still removed (and `redline policy lint` warns).
 """
 
@@ -23,8 +26,24 @@ from collections.abc import Iterable, Mapping
 
 from redline.fasttuple import NamedTuple
 
-PLATFORM, CLOUD, NAME, VALUE = "platform", "cloud", "name", "value"
-TIERS = (PLATFORM, CLOUD, NAME, VALUE)
+PLATFORM, CLOUD, NAME, VALUE, SOCKET = "platform", "cloud", "name", "value", "socket"
+TIERS = (PLATFORM, CLOUD, NAME, VALUE, SOCKET)
+
+# Where the owner's local services listen: through them a command runs
+# outside the sandbox (`tmux send-keys`, `systemd-run --user`, `docker run`,
+# X11 input, a terminal's or an editor's remote control) or uses a key it
+# cannot read (the SSH and GPG agents).
+_SOCKET_NAMES = frozenset(
+    {
+        "SSH_AUTH_SOCK", "SSH_AGENT_PID", "GPG_AGENT_INFO", "TMUX", "TMUX_PANE", "STY",
+        "DBUS_SESSION_BUS_ADDRESS", "DBUS_SYSTEM_BUS_ADDRESS", "XDG_RUNTIME_DIR", "DISPLAY",
+        "WAYLAND_DISPLAY", "XAUTHORITY", "DOCKER_HOST", "CONTAINER_HOST", "PODMAN_HOST",
+        "KITTY_LISTEN_ON", "KITTY_WINDOW_ID", "WEZTERM_UNIX_SOCKET", "ALACRITTY_SOCKET",
+        "NVIM", "NVIM_LISTEN_ADDRESS", "VSCODE_IPC_HOOK_CLI", "VSCODE_IPC_HOOK",
+        "SWAYSOCK", "I3SOCK", "HYPRLAND_INSTANCE_SIGNATURE", "ZELLIJ", "ZELLIJ_SESSION_NAME",
+        "CLAUDE_CODE_SSE_PORT", "EMACS_SOCKET_NAME",
+    }
+)  # fmt: skip
 
 _PLATFORM_NAMES = frozenset(
     {
@@ -94,6 +113,14 @@ def tier_of(name: str, value: str) -> str | None:
     return None
 
 
+def is_socket_name(name: str) -> bool:
+    """True for a variable that holds the address of one of the owner's local
+    services (a pattern counts when it could name one)."""
+    if any(c in name for c in "*?["):
+        return any(fnmatch.fnmatchcase(sample, name.upper()) for sample in _SOCKET_NAMES)
+    return name.upper() in _SOCKET_NAMES
+
+
 def _looks_secret(value: str) -> bool:
     from redline.audit.redact import redact_text
 
@@ -120,7 +147,7 @@ def scrub(environ: Mapping[str, str], passthrough: Iterable[str] = ()) -> Scrub:
     removed: list[Removed] = []
     passed: list[Removed] = []
     for name, value in environ.items():
-        tier = tier_of(name, value)
+        tier = tier_of(name, value) or (SOCKET if name.upper() in _SOCKET_NAMES else None)
         if tier is None:
             env[name] = value
         elif tier != PLATFORM and _passes(name, allowed):

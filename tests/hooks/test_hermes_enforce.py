@@ -92,7 +92,9 @@ def test_an_allowed_command_runs_wrapped(
         monkeypatch.setenv("REDLINE_ENFORCE_LAUNCH", "run")
     elif probe().name != NAMESPACES:
         pytest.skip("needs the namespace sandbox")
-    verdict, ran = terminal(loaded(enforce=True), "echo hi > out", workdir=str(tmp_path))
+    project = tmp_path / "project"  # not the folder holding the home: never a workspace
+    project.mkdir()
+    verdict, ran = terminal(loaded(enforce=True), "echo hi > out", workdir=str(project))
     assert verdict is None and ran["timeout"] == 5
     argv = shlex.split(ran["command"])
     if launch == "run":
@@ -101,10 +103,10 @@ def test_an_allowed_command_runs_wrapped(
     else:
         assert "--clearenv" in argv and argv[-5:-3] == ["-c", "echo hi > out"]
     done = subprocess.run(
-        ["bash", "-c", ran["command"]], cwd=tmp_path, env=plugin_env,
+        ["bash", "-c", ran["command"]], cwd=project, env=plugin_env,
         capture_output=True, text=True, timeout=120, check=False,
     )  # fmt: skip
-    assert (done.returncode, (tmp_path / "out").read_text()) == (0, "hi\n"), done.stderr
+    assert (done.returncode, (project / "out").read_text()) == (0, "hi\n"), done.stderr
     tickets = Path(plugin_env["REDLINE_HOME"]) / "tickets"
     assert not tickets.exists() or not list(tickets.iterdir())
     from hookkit import log_entries

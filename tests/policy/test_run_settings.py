@@ -59,6 +59,13 @@ def test_a_platform_key_in_the_passthrough_is_a_lint_warning() -> None:
     )  # fmt: skip
 
 
+def test_a_service_socket_in_the_passthrough_is_a_lint_warning() -> None:
+    policy = parse_policy("version: 1\nenv:\n  pass: [SSH_AUTH_SOCK]\n")
+    assert [(line, text.split(",")[0]) for line, text, _ in policy.warnings] == [
+        (3, "`env.pass` names `SSH_AUTH_SOCK`")
+    ]
+
+
 def test_the_settings_survive_the_compiled_cache() -> None:
     policy = parse_policy("version: 1\nenforce: off\nsandbox: {writable: [/srv], network: false}\n")
     assert Policy.from_json(policy.to_json()).run == policy.run

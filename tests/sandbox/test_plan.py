@@ -39,7 +39,7 @@ def test_the_plan_for_a_run_in_a_git_repository(
     home, repo = tmp_path / "home", tmp_path / "repo"
     settings = RunSettings(writable=("~/.gradle", str(tmp_path / "tmp")), network=False)
     plan = make_plan(str(repo / "src"), env, settings, temp_dirs=(), max_procs=64)
-    assert plan == Plan(
+    assert plan._replace(sockets=()) == Plan(
         cwd=str(repo / "src"),
         workspace=str(repo),
         writable=(str(repo), str(home / ".cache"), str(tmp_path / "tmp")),
@@ -49,7 +49,11 @@ def test_the_plan_for_a_run_in_a_git_repository(
             (str(home / ".netrc"), False),
             (str(tmp_path / "rl"), True),
         ),
-        read_only=(str(home / ".claude" / "settings.json"), str(repo / ".claude/settings.json")),
+        read_only=(
+            str(home / ".claude" / "settings.json"),
+            *(str(repo / name) for name in (".claude", ".codex", ".gemini", ".hermes")),
+            str(repo / ".git" / "hooks"),
+        ),
         network=False,
         max_procs=64,
     )

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import redline
-from redline.secrets import CLOUD, NAME, PLATFORM, VALUE, Removed, Scrub, scrub, tier_of
+from redline.secrets import CLOUD, NAME, PLATFORM, SOCKET, VALUE, Removed, Scrub, scrub, tier_of
 
 ENV = {
     "PATH": "/usr/bin:/bin",
@@ -29,8 +29,7 @@ ENV = {
 def test_each_tier_removes_its_names_and_ordinary_variables_stay() -> None:
     result = scrub(ENV)
     assert result == Scrub(
-        env={name: ENV[name] for name in ("PATH", "HOME", "LANG", "PWD", "SSH_AUTH_SOCK",
-                                          "PLAIN_URL")},
+        env={name: ENV[name] for name in ("PATH", "HOME", "LANG", "PWD", "PLAIN_URL")},
         removed=(
             Removed("ANTHROPIC_API_KEY", PLATFORM),
             Removed("AWS_SECRET_ACCESS_KEY", CLOUD),
@@ -42,6 +41,7 @@ def test_each_tier_removes_its_names_and_ordinary_variables_stay() -> None:
             Removed("NOTES", VALUE),
             Removed("OPENAI_API_KEY", PLATFORM),
             Removed("REDLINE_HOME", PLATFORM),
+            Removed("SSH_AUTH_SOCK", SOCKET),
             Removed("TELEGRAM_BOT_TOKEN", PLATFORM),
         ),
         passed=(),
@@ -55,6 +55,12 @@ def test_the_passthrough_list_never_passes_a_platform_key() -> None:
     assert "OPENAI_API_KEY" not in result.env
     assert result.env["DEPLOY_TOKEN"] == "t0k3n"
     assert result.refused == ("OPENAI_API_KEY", "OPENAI_*")
+
+
+def test_a_service_socket_is_removed_unless_passed() -> None:
+    env = {"TMUX": "/tmp/tmux-1000/default,1,0", "DISPLAY": ":0", "PATH": "/bin"}
+    assert scrub(env).env == {"PATH": "/bin"}
+    assert scrub(env, ["DISPLAY"]).passed == (Removed("DISPLAY", SOCKET),)
 
 
 def test_the_public_api_returns_the_env_and_the_removed_names() -> None:

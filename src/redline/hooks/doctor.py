@@ -36,17 +36,35 @@ class Finding(NamedTuple):
     detail: str
 
 
+def sample_dir() -> str:
+    """Where the sample calls run: an empty folder of this process's own (the
+    sandbox refuses `/` or the home as a workspace), removed at exit."""
+    global _SAMPLE_DIR
+    if _SAMPLE_DIR is None:
+        import atexit
+        import shutil
+        import tempfile
+
+        _SAMPLE_DIR = os.path.realpath(tempfile.mkdtemp(prefix="redline-doctor-"))
+        atexit.register(shutil.rmtree, _SAMPLE_DIR, ignore_errors=True)
+    return _SAMPLE_DIR
+
+
+_SAMPLE_DIR: str | None = None
+
+
 def _sample(host: str, command: str) -> dict[str, Any]:
+    where = sample_dir()
     if host == "hermes":
         return {
             "hook_event_name": "pre_tool_call",
             "tool_name": "terminal",
-            "tool_input": {"command": command, "workdir": "/"},
+            "tool_input": {"command": command, "workdir": where},
             "session_id": SESSION,
-            "cwd": "/",
+            "cwd": where,
             "extra": {},
         }
-    base = {"session_id": SESSION, "cwd": "/", "transcript_path": None}
+    base = {"session_id": SESSION, "cwd": where, "transcript_path": None}
     if host == "gemini":
         return {
             **base,
@@ -174,7 +192,7 @@ def enforcement(reply: str, environ: Mapping[str, str]) -> tuple[bool, str]:
         return False, "enforcement is on (`--enforce`) but the rewrite does not sandbox the command"
     try:
         done = subprocess.run(
-            ["/bin/sh", "-c", command], cwd="/", env=dict(environ), capture_output=True,
+            ["/bin/sh", "-c", command], cwd=sample_dir(), env=dict(environ), capture_output=True,
             text=True, timeout=TIMEOUT_S, check=False,
         )  # fmt: skip
     except (OSError, subprocess.TimeoutExpired) as error:

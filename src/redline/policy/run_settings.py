@@ -101,7 +101,7 @@ def _profiles(reader: Reader, node: yaml.Node) -> tuple[RunProfile, ...]:
 
 
 def _env_pass(reader: Reader, node: yaml.Node) -> tuple[str, ...]:
-    from redline.secrets import is_platform_name
+    from redline.secrets import is_platform_name, is_socket_name
 
     inner = reader.mapping(node, "`env`", ENV_KEYS) or {}
     if "pass" not in inner:
@@ -114,6 +114,14 @@ def _env_pass(reader: Reader, node: yaml.Node) -> tuple[str, ...]:
                 f"`env.pass` names `{name}`, an agent platform's or the gate's secret; "
                 "it is removed all the same",
                 f"remove `{name}` from `env.pass`: such keys never reach a command",
+            )
+        elif is_socket_name(name):
+            reader.warn(
+                inner["pass"][1],
+                f"`env.pass` names `{name}`, the address of a local service (a terminal "
+                "multiplexer, an agent, a bus, a display): through it a command acts "
+                "outside the sandbox",
+                f"remove `{name}` from `env.pass` unless the sandboxed commands must reach it",
             )
     return names
 

@@ -5,9 +5,10 @@ wheel on Linux x86_64 and aarch64, else from the system's `PATH`. The
 sandbox it builds:
 
 - the whole filesystem read-only (`--ro-bind / /`), then the plan's writable
-  places bound read-write, its credentials covered by an empty read-only
-  tmpfs (a directory) or `/dev/null` (a file), its hook configuration bound
-  read-only again;
+  places bound read-write and its hook and git configuration read-only
+  again, outer places first, with the folders on the way to them pinned
+  (`plan.pinned`); then its credentials covered by an empty read-only tmpfs
+  (a directory) or `/dev/null` (a file);
 - a fresh minimal `/dev` (null, zero, random, tty, pts: no block device) and
   a `/proc` of its own;
 - new user, PID, IPC and UTS namespaces (and network, when it is off): a
@@ -53,6 +54,8 @@ def options(
 ) -> list[str]:
     """bwrap's options for the plan, without the program and the command (what
     `bwrap --args FD` reads, see `sandbox.spawn`)."""
+    from redline.sandbox.plan import pinned
+
     out = [
         "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
         "--unshare-user", "--unshare-pid", "--unshare-ipc", "--unshare-uts",
@@ -60,11 +63,18 @@ def options(
     ]  # fmt: skip
     if not plan.network:
         out.append("--unshare-net")
-    for path in plan.writable:
-        out += ["--bind", path, path]
-    for path in plan.read_only:
-        out += ["--ro-bind", path, path]
-    for path, is_dir in plan.hidden:
+    # Outer places first, so that an inner one is not covered by its parent.
+    binds = sorted(
+        [
+            *(("--bind", path) for path in plan.writable),
+            *(("--bind", path) for path in pinned(plan)),
+            *(("--ro-bind", path) for path in plan.read_only),
+        ],
+        key=lambda bind: bind[1].rstrip("/").count("/"),
+    )
+    for how, path in binds:
+        out += [how, path, path]
+    for path, is_dir in (*plan.hidden, *plan.sockets):
         if is_dir:
             out += ["--tmpfs", path, "--remount-ro", path]
         else:

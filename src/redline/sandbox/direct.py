@@ -77,15 +77,19 @@ def launch_text(command: str, cwd: str, environ: Mapping[str, str]) -> str | Non
     from redline.sandbox import seccomp
     from redline.sandbox.bwrap import argv
     from redline.sandbox.pids import CGROUP, RLIMIT, make_bound, sweep
-    from redline.sandbox.plan import make_plan
+    from redline.sandbox.plan import make_plan, workspace_refusal
     from redline.sandbox.programs import shell_argv
     from redline.secrets import scrub
 
     settings = Gate.from_environ(environ).policy.run
-    if settings.enforce == "off":
-        return None
-    plan = make_plan(cwd, environ, settings, max_procs=DEFAULT_MAX_PROCS)
-    env = scrub(environ, settings.env_pass).env
+    if settings.enforce == "off" or workspace_refusal(cwd, environ) is not None:
+        return None  # `redline run` refuses such a workspace with the reason
+    scrubbed = scrub(environ, settings.env_pass)
+    env = scrubbed.env
+    plan = make_plan(
+        cwd, environ, settings, max_procs=DEFAULT_MAX_PROCS,
+        kept_sockets=[p.name for p in scrubbed.passed],
+    )  # fmt: skip
     filter_path = seccomp_file(home_dir(environ)) if seccomp.supported() else None
     fd = SECCOMP_FD if filter_path else None
     words = argv(level.bwrap, plan, shell_argv(command), fd, env=env)

@@ -7,8 +7,10 @@ grants writing beneath the plan's writable places, and reading everywhere
 except the hidden paths, by granting every sibling on the way down to each
 hidden path and never the path itself (a directory on that way can be
 entered but not listed). From ABI 6 on, signals to processes outside the
-sandbox are refused too. Applied in the child between fork and exec, with
-every capability dropped (`no_new_privs`, an empty bounding set).
+sandbox and connections to their abstract Unix sockets are refused too. A
+path socket (tmux's, the SSH agent's) is not a thing Landlock can refuse a
+`connect` to: only their variables are removed (`secrets`). Applied in the
+child between fork and exec, with every capability dropped (`no_new_privs`, an empty bounding set).
 
 What it cannot do (the namespace sandbox can): give a private PID
 namespace (`ps` shows the host's processes), a minimal `/dev`, or end the
@@ -30,7 +32,7 @@ _CREATE_RULESET, _ADD_RULE, _RESTRICT_SELF = 444, 445, 446
 _VERSION = 1 << 0  # LANDLOCK_CREATE_RULESET_VERSION
 _RULE_PATH_BENEATH = 1
 _PR_SET_NO_NEW_PRIVS, _PR_CAPBSET_DROP = 38, 24
-_SCOPE_SIGNAL = 1 << 1  # ABI 6
+_SCOPE_ABSTRACT_UNIX, _SCOPE_SIGNAL = 1 << 0, 1 << 1  # ABI 6
 
 EXECUTE, WRITE_FILE, READ_FILE, READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
 _WRITE_DIR = sum(1 << bit for bit in range(4, 13))  # remove, make char/dir/reg/sock/fifo/block/sym
@@ -120,7 +122,9 @@ def build_ruleset(plan: Plan, abi: int) -> int:
     """A ruleset file descriptor for `plan` (made in the parent: the child
     only has to enforce it)."""
     handled = handled_access(abi)
-    scoped = _SCOPE_SIGNAL if abi >= 6 else 0
+    # From ABI 6: no signal and no abstract Unix socket (X11's, some buses')
+    # reaches a process outside the sandbox.
+    scoped = _SCOPE_SIGNAL | _SCOPE_ABSTRACT_UNIX if abi >= 6 else 0
     if abi >= 6:
         attr = struct.pack("QQQ", handled, 0, scoped)
     elif abi >= 4:

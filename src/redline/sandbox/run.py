@@ -115,7 +115,18 @@ def prepare(
         args["profile"] = profile
     if scrubbed.passed:
         args["env_passed"] = [p.name for p in scrubbed.passed]
-    if ticket and _ticket_holds(ticket, text, env_in):
+    from redline.sandbox.plan import workspace_refusal
+
+    unsafe = workspace_refusal(where, env_in) if level.name != NONE else None
+    if unsafe is not None:
+        decision = Decision(
+            Verdict.DENY,
+            reason=f"{unsafe}: the sandbox makes the workspace writable",
+            repair="run it from the project's own folder (its git root or a folder made for "
+            "it), not from the home, `/` or a system folder",
+            code=WORKSPACE_REFUSED,
+        )
+    elif ticket and _ticket_holds(ticket, text, env_in):
         decision = TICKETED
     else:
         from redline.gate.actions import ToolCall
@@ -145,6 +156,7 @@ def prepare(
     )
 
 
+WORKSPACE_REFUSED = "workspace-refused"
 TICKETED = Decision(
     Verdict.ALLOW,
     reason="the hook that wrapped this command judged it (one-time ticket)",
@@ -210,15 +222,25 @@ def execute(
     `started` (from `spawn.start_early`) is used when it launches this very
     command under the level decided, else ended."""
     from redline.policy.model import RunSettings
-    from redline.sandbox.plan import make_plan
+    from redline.sandbox.plan import make_plan, workspace_refusal
 
     if prepared.decision.verdict is not Verdict.ALLOW:
         if started is not None:
             started.cancel()
         raise ValueError("only an allowed command runs")
     env_in = os.environ if environ is None else environ
+    unsafe = workspace_refusal(prepared.cwd, env_in) if prepared.level.name != NONE else None
+    if unsafe is not None:  # a decision made elsewhere (the service) must not widen it
+        if started is not None:
+            started.cancel()
+        from redline.sandbox.launch import SandboxFailed
+
+        raise SandboxFailed(unsafe)
     settings = RunSettings(writable=prepared.writable, network=prepared.network)
-    plan = make_plan(prepared.cwd, env_in, settings, temp_dirs=temp_dirs, max_procs=max_procs)
+    plan = make_plan(
+        prepared.cwd, env_in, settings, temp_dirs=temp_dirs, max_procs=max_procs,
+        kept_sockets=prepared.passed,
+    )  # fmt: skip
     if started is not None:
         if prepared.level.name == NAMESPACES and started.command == prepared.argv:
             return started.run(plan, prepared.env)
