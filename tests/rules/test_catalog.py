@@ -7,7 +7,7 @@ import re
 import pytest
 
 from redline.decision import Severity
-from redline.rules.catalog import BY_ID, CATALOG, HARDLINE_IDS, evaluate, resolve
+from redline.rules.catalog import BY_ID, CATALOG, HARDLINE_IDS, canonical_id, evaluate, resolve
 from redline.rules.model import Rule
 from redline.rules.selfcheck import example_failures
 from redline.shell.analysis import analyze
@@ -72,6 +72,9 @@ def test_ids_are_unique_and_aliases_resolve() -> None:
         for alias in r.aliases:
             assert resolve(alias) is r
     assert resolve("no.such-rule") is None
+    # The index's old ids give what `resolve` gives, without loading every family.
+    assert all(canonical_id(key) == r.id for key, r in BY_ID.items())
+    assert canonical_id("no.such-rule") == "no.such-rule"
 
 
 def test_hardline_set_is_frozen() -> None:

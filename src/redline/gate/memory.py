@@ -18,7 +18,7 @@ import re
 from redline.fasttuple import NamedTuple
 from redline.gate.actions import ActionKind
 from redline.gate.effects import Facts
-from redline.rules.catalog import resolve
+from redline.rules.catalog import canonical_id
 
 Atom = tuple[str, str]
 
@@ -39,8 +39,7 @@ class Fingerprint(NamedTuple):
 
 
 def canonical_rule(rule_id: str) -> str:
-    rule = resolve(rule_id)
-    return rule.id if rule is not None else rule_id
+    return canonical_id(rule_id)
 
 
 def fingerprint(facts: Facts, contributors: tuple[str, ...]) -> Fingerprint:

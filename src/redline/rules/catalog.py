@@ -86,6 +86,7 @@ def _index_of() -> dict[str, Any]:
         "programs": programs,
         "hardlines": hardlines,
         "ids": sorted(_rules_by_id()),
+        "aliases": {key: r.id for key, r in _rules_by_id().items() if key != r.id},
         "categories": sorted({r.category for r in _everything()}),
     }
 
@@ -122,6 +123,12 @@ def __getattr__(name: str) -> Any:
 def resolve(rule_id: str) -> Rule | None:
     """The rule with this id or one of its old ids (aliases)."""
     return _rules_by_id().get(rule_id)
+
+
+def canonical_id(rule_id: str) -> str:
+    """The current id of the rule with this id or old id; any other id as it
+    is. From the index: a hit's id is known without loading every family."""
+    return _ALIASES.get(rule_id, rule_id)
 
 
 def evaluate(analysis: Analysis, rules: tuple[Rule, ...] | None = None) -> tuple[RuleHit, ...]:
@@ -169,6 +176,7 @@ HARDLINE_IDS: frozenset[str] = frozenset(_INDEX["hardlines"])
 # against (its cache key), known without loading every family.
 RULE_IDS: tuple[str, ...] = tuple(_INDEX["ids"])
 CATEGORIES: tuple[str, ...] = tuple(_INDEX["categories"])
+_ALIASES: Mapping[str, str] = _INDEX["aliases"]
 _PROGRAM_FAMILIES: Mapping[str, list[str]] = _INDEX["programs"]
 _ALWAYS: tuple[Rule, ...] = tuple(r for module in _INDEX["always"] for r in _family(module))
 _SCANS: tuple[Rule, ...] = tuple(r for r in _ALWAYS if r.scan)

@@ -22,7 +22,7 @@ TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (AD
 if TYPE_CHECKING:
     from typing import Any
 
-INDEX_FORMAT = 1
+INDEX_FORMAT = 2  # 2: with the old ids (`aliases`)
 
 
 class CatalogError(Exception):
