@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from redline.decision import Severity, Span
 from redline.rules.model import InvocationTest, Rule, rule
-from redline.runs_later import judge as later
+from redline.runs_later import finding as later
 from redline.runs_later.placed import placements
 from redline.runs_later.placed_moves import COPIERS, STREAMERS
 from redline.runs_later.shell_writes import WRITERS, written
@@ -28,11 +28,15 @@ def findings(inv: Invocation, analysis: Analysis) -> tuple[later.Finding, ...]:
     if entry is not None and entry[0] is inv:
         return entry[1]
     found: list[later.Finding] = []
-    for piece in written(inv, analysis):
-        found.extend(later.judge(piece.path, piece.text, inv.cwd, piece.whole))
-    for placed in placements(inv, analysis):  # `printf ... > /tmp/x && cp /tmp/x hook`
-        if placed.text is not None:
-            found.extend(later.judge(placed.path, placed.text, inv.cwd, placed.whole))
+    pieces = [(p.path, p.text, p.whole) for p in written(inv, analysis)]
+    # `printf ... > /tmp/x && cp /tmp/x hook`
+    pieces += [(p.path, p.text, p.whole) for p in placements(inv, analysis) if p.text is not None]
+    if pieces:
+        # Only now: the judge loads every file format (`npm test` writes none).
+        from redline.runs_later.judge import judge
+
+        for path, text, whole in pieces:
+            found.extend(judge(path, text, inv.cwd, whole))
     _Last.entry = (inv, tuple(found))
     return tuple(found)
 

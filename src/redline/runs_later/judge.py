@@ -15,7 +15,6 @@ from _thread import get_ident
 from collections.abc import Callable
 
 from redline.decision import Severity
-from redline.fasttuple import NamedTuple
 from redline.runs_later import (
     ci_formats,
     cmake_lists,
@@ -27,6 +26,7 @@ from redline.runs_later import (
     places,
 )
 from redline.runs_later.everyday import Verdicts, without_plain
+from redline.runs_later.finding import DANGEROUS, HARDLINE, SECRET_OUT, Finding
 from redline.shell.lazy_regex import lazy_regex
 
 TYPE_CHECKING = False  # not `typing`'s: kept off the hook's start (ADR 0004)
@@ -35,9 +35,7 @@ if TYPE_CHECKING:
 
     from redline.shell.analysis import Analysis
 
-HARDLINE = "later.hardline"
-DANGEROUS = "later.dangerous"
-SECRET_OUT = "later.secret-out"  # noqa: S105 - a rule id
+__all__ = ["DANGEROUS", "HARDLINE", "SECRET_OUT", "Finding", "analyze_once", "judge"]
 
 # A file's text read past this is judged by its start.
 MAX_TEXT = 256 * 1024
@@ -75,16 +73,6 @@ _KEY_PREFIX = lazy_regex(r"""^\s*(?:-\s+)?(?:["']?[\w.-]+["']?\s*:\s*[|>]?[-+]?\
 _depths: dict[int, int] = {}
 # Findings per list of commands, folder and depth (`everyday.Verdicts`).
 _VERDICTS = Verdicts(64)
-
-
-class Finding(NamedTuple):
-    """One reason the file is judged: the `later.*` rule, and what in the
-    file's content gave it (the catalogue rule and the command)."""
-
-    rule_id: str
-    inner: str
-    description: str
-    command: str
 
 
 def commands_of(kind: str, text: str, whole: bool = True) -> list[ci_formats.Step]:
