@@ -149,3 +149,41 @@ def test_a_hook_process_loads_no_typing_runpy_dataclasses_or_pathlib(
         "redline.rules.harmless",
     }
     assert loaded & left_out == set()
+
+
+@pytest.mark.parametrize(
+    ("command", "judged_by", "left_out"),
+    [
+        # `npm` may write a file that runs later: it writes none, so no file format loads.
+        (
+            "cd src && git status --short | grep -v '^??' > c.txt; npm test 2>&1 | tail -5",
+            "redline.rules.later",
+            {"redline.runs_later.judge", "redline.runs_later.formats", "redline.rules.cloud"},
+        ),
+        # An asked call's rule id is read from the catalogue's index: no other family loads.
+        ("git push --force origin main", "redline.rules.vcs", {"redline.rules.cloud"}),
+    ],
+)
+def test_a_hook_loads_only_what_its_command_needs(
+    tmp_path: Path, command: str, judged_by: str, left_out: set[str]
+) -> None:
+    import json
+
+    from redline.hooks.install import hook_argv
+
+    body = {"session_id": "s", "cwd": "/tmp", **HOOK_PAYLOADS["claude-code"]}
+    payload = json.dumps({**body, "tool_input": {"command": command}})
+    env = {"REDLINE_HOME": str(tmp_path), "PATH": "/usr/bin:/bin"}
+    for _ in range(2):  # the first call in a new home also builds the policy cache
+        done = subprocess.run(
+            [sys.executable, "-X", "importtime", *hook_argv("claude-code")[1:]],
+            input=payload,
+            capture_output=True,
+            text=True,
+            env=env,
+            check=False,
+        )
+        assert done.returncode == 0, done.stderr[-2000:]
+    loaded = {line.rsplit("|", 1)[-1].strip() for line in done.stderr.splitlines()}
+    assert judged_by in loaded
+    assert loaded & left_out == set()
