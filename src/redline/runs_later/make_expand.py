@@ -26,6 +26,8 @@ MAX_VARIANTS = 8
 _MAX_DEPTH = 32
 _BUDGET = 50_000
 _MAX_WORDS = 256
+# An expanded text longer than this is a computed value (`X := $(X) $(X)` doubling).
+_MAX_TEXT = 256 * 1024
 # Always in the environment make imports: known, not computed.
 ENV_ALWAYS = frozenset({"HOME", "USER", "LOGNAME", "PWD", "OLDPWD", "PATH", "TMPDIR",
                         "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME",
@@ -127,6 +129,9 @@ class Expander:
         self.on_eval = on_eval
         self.runs: list[str] = []
         self.unknown = 0
+        # Values no reading can know (`$(shell)` output, `$(file <)`, a bound
+        # reached): an `$(eval)` of one reads text no one can see now.
+        self.opaque = 0
         self.computed = False  # an `$(eval)` of a text that cannot be known
         self.budget = _BUDGET
         self.scopes: list[dict[str, str]] = []  # `call`, `foreach`, `let` bindings
@@ -163,12 +168,20 @@ class Expander:
                 pieces.append(result)
                 buf = []
         pieces.append(["".join(buf)])
-        return product(pieces)
+        found = product(pieces)
+        if any(len(t) > _MAX_TEXT for t in found):
+            return self.opaque_value()
+        return found
+
+    def opaque_value(self) -> list[str]:
+        """A value past the bounds of the reading: a computed word."""
+        self.unknown += 1
+        self.opaque += 1
+        return [UNKNOWN]
 
     def reference(self, inner: str, depth: int) -> list[str]:
         if depth >= _MAX_DEPTH or self.budget <= 0:
-            self.unknown += 1
-            return [UNKNOWN]
+            return self.opaque_value()
         self.budget -= 1
         match = _FUNCTION.match(inner)
         if match is not None:
@@ -229,13 +242,16 @@ def _shell(ex: Expander, arg: str, depth: int) -> list[str]:
     commands = ex.expand(arg, depth)
     ex.runs.extend(commands)
     ex.unknown += 1
+    ex.opaque += 1
     return [f"$({c})" for c in commands]
 
 
 def _eval(ex: Expander, arg: str, depth: int) -> list[str]:
-    before = ex.unknown
+    # A variable the file does not define is the owner's environment (not
+    # the agent's to set): text made of those is no unseen code.
+    before = ex.opaque
     texts = ex.expand(arg, depth)
-    if ex.unknown > before or UNKNOWN in "".join(texts):
+    if ex.opaque > before or UNKNOWN in "".join(texts):
         ex.computed = True  # make reads a text no one can see now
     for text in texts:
         ex.on_eval(text)
@@ -317,8 +333,7 @@ def _file(ex: Expander, arg: str, depth: int) -> list[str]:
     for combo in ex.each(args, depth):
         target = combo[0].strip()
         if target.startswith("<"):
-            ex.unknown += 1
-            return [UNKNOWN]
+            return ex.opaque_value()
         op = ">>" if target.startswith(">>") else ">"
         path = target.lstrip(">").strip()
         text = combo[1] if len(combo) > 1 else ""
@@ -328,8 +343,7 @@ def _file(ex: Expander, arg: str, depth: int) -> list[str]:
 
 def _unknown(ex: Expander, arg: str, depth: int) -> list[str]:
     ex.expand(arg, depth)
-    ex.unknown += 1
-    return [UNKNOWN]
+    return ex.opaque_value()
 
 
 def _word(value: str) -> Callable[[Expander, str, int], list[str]]:

@@ -39,6 +39,8 @@ _OPERATORS = ("::=", ":::=", ":=", "+=", "?=", "!=", "=")
 _SHELL_OPTION = lazy_regex(r"-[a-zA-Z]+|--[a-z-]+|[a-z]+")
 _WHICH_SHELL = lazy_regex(r"\$\((?:which|command -v|type -p)\s+(\S+)\)")
 _MAX_EVALS = 8
+# `$(eval)` inside `$(eval)`...: past this nesting, text no reading follows.
+_MAX_EVAL_DEPTH = 8
 _FIRST_MARK = lazy_regex(r"[=:]")
 _QUOTED_PAIR = lazy_regex(r"""(["'])(.*?)\1\s+(["'])(.*?)\3""")
 
@@ -59,6 +61,7 @@ class Makefile:
         self.branches: list[list[str]] = []
         self.overridden: set[str] = set()
         self.evals = 0
+        self.eval_depth = 0
 
     # -- reading ------------------------------------------------------------
 
@@ -166,9 +169,16 @@ class Makefile:
         elif kind == "rule":
             self._rule(left, right)
         elif "$" in code:
-            for text in self.expander.expand(code):
-                if text.strip():
-                    self._eval(text)  # a line that expands to a rule or a definition
+            ex = self.expander
+            before = ex.opaque
+            texts = ex.expand(code)
+            if ex.opaque > before or UNKNOWN in "".join(texts):
+                ex.computed = True  # a line made of text no one can see now
+            for text in texts:
+                # A line that expands to a rule or a definition; one that
+                # expands to itself (`${FOO}`, the environment's) says no more.
+                if text.strip() and text.strip() != code.strip():
+                    self._eval(text)
 
     def _rule(self, targets: str, rest: str) -> None:
         names = " ".join(self.expander.expand(targets))
@@ -230,13 +240,17 @@ class Makefile:
         """`$(eval TEXT)`: TEXT read as makefile lines, here."""
         from redline.runs_later.make_syntax import logical_lines
 
-        if self.evals >= _MAX_EVALS * 64:
+        if self.evals >= _MAX_EVALS * 64 or self.eval_depth >= _MAX_EVAL_DEPTH:
             self.expander.computed = True
             return
         self.evals += 1
+        self.eval_depth += 1
         current, self.current = self.current, None
-        self.read(logical_lines(text))
-        self.current = current
+        try:
+            self.read(logical_lines(text))
+        finally:
+            self.current = current
+            self.eval_depth -= 1
 
     # -- what runs -----------------------------------------------------------
 

@@ -48,7 +48,9 @@ def _remembered(text: str, just: bool) -> list[str]:
     entry = _Last.entry
     if entry is not None and entry[1] is just and entry[0] == text:
         return list(entry[2])
-    found = _just_commands(text) if just else _make_commands(text)
+    from redline.runs_later.unreadable import commands_or_unknown
+
+    found = commands_or_unknown(_just_commands if just else _make_commands, text) or []
     _Last.entry = (text, just, tuple(found))
     return found
 
