@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import shlex
 
+from redline.runs_later.make_automatic import Rule, scopes, used
 from redline.runs_later.make_expand import (
     UNKNOWN,
     Expander,
@@ -53,6 +54,9 @@ class Makefile:
         self.variables: dict[str, list[Value]] = {}
         self.expander = Expander(self.variables, self._eval)
         self.recipes: list[list[str]] = []
+        # The rule each recipe belongs to (its automatic variables), if any.
+        self.rules: list[tuple[Rule, bool] | None] = []
+        self.second_expansion = False
         self.current: list[str] | None = None
         self.prefix = "\t"
         self.oneshell = False
@@ -86,9 +90,12 @@ class Makefile:
                     if self.current is None:
                         self.current = []
                         self.recipes.append(self.current)
+                        self.rules.append(None)
                     self.current.append(line[1:])
                 continue
             code = _without_comment(line).strip()
+            if code.startswith(".RECIPEPREFIX"):  # make keeps a value's trailing spaces
+                code = _without_comment(line).lstrip()
             if not code or self._conditional(code) or (self.skipping and not _DEFINE.match(code)):
                 continue
             match = _DEFINE.match(code)
@@ -155,8 +162,15 @@ class Makefile:
         return "yes" if same.pop() is (word == "ifeq") else "no"
 
     def _directive(self, code: str) -> None:
-        word = code.split(None, 1)[0]
-        if word in ("include", "-include", "sinclude", "vpath", "undefine") or (
+        words = code.split()
+        word = words[0]
+        if "undefine" in words[:2] and (word == "undefine" or word in _MODIFIERS):
+            self.current = None
+            names = code.split("undefine", 1)[1]
+            for name in " ".join(self.expander.expand(names)).split():
+                self._undefine(name, word == "override")
+            return
+        if word in ("include", "-include", "sinclude", "vpath") or (
             word in ("export", "unexport") and "=" not in code
         ):
             self.current = None
@@ -184,13 +198,21 @@ class Makefile:
         names = " ".join(self.expander.expand(targets))
         if ".ONESHELL" in names.split():
             self.oneshell = True
+        if ".SECONDEXPANSION" in names.split():
+            self.second_expansion = True
         kind, left, op, right = _split(rest)
         if kind == "assign":  # `target: VAR = value`: for that target only
             self._assignment(left, op, right, True)
         head, semicolon, inline = _top_level_partition(rest, ";")
-        self.expander.expand(head)  # prerequisites run their `$(shell ...)`
+        # `objs: %.o: %.c`, a static pattern rule: its prerequisites follow the pattern
+        _, pattern, static = _top_level_partition(head, ":")
+        words = self.expander.expand(static if pattern else head)  # run their `$(shell ...)`
+        normal = [w for text in words for w in _top_level_partition(text, "|")[0].split()]
+        order = [w for text in words for w in _top_level_partition(text, "|")[2].split()]
+        rule = Rule(tuple(names.split()), tuple(dict.fromkeys(normal)), tuple(order))
         self.current = []
         self.recipes.append(self.current)
+        self.rules.append(None if kind == "assign" else (rule, self.second_expansion))
         if semicolon and inline.strip():
             self.current.append(inline)
 
@@ -198,8 +220,9 @@ class Makefile:
         words = left.split()
         override = "override" in words
         name_text = " ".join(w for w in words if w not in _MODIFIERS) or left.strip()
+        value = right.lstrip() if name_text == ".RECIPEPREFIX" else right.strip()
         for name in self.expander.expand(name_text):
-            self.assign(name.strip(), op, right.strip(), override, maybe)
+            self.assign(name.strip(), op, value, override, maybe)
 
     def assign(self, name: str, op: str, raw: str, override: bool, maybe: bool = False) -> None:
         """One definition, as make applies it."""
@@ -209,8 +232,12 @@ class Makefile:
             maybe = True  # make keeps an `override` value: count both
         if override:
             self.overridden.add(name)
+        origins = self.expander.origins
+        maybe = maybe or any(state == "maybe" for state, _ in self.branches)
         if op == "?=" and old is not None:
-            return
+            if origins.get(name) != "maybe":
+                return
+            maybe = True  # it may be unset here: `?=` may apply
         if op in (":=", "::=", ":::="):
             new = [Value(t, False) for t in ex.expand(raw)]
         elif op == "!=":
@@ -226,15 +253,35 @@ class Makefile:
                     new.extend(Value(f"{value.text} {t}", False) for t in ex.expand(raw))
         else:
             new = [Value(raw, True)]
-        if maybe or any(state == "maybe" for state, _ in self.branches):
+        if maybe:
             before = old if old is not None else [Value(default(name), False)]
             new = list(dict.fromkeys([*before, *new]))
+            origins[name] = "maybe"
+        else:
+            origins[name] = "override" if override else "file"
         if len(new) > 8:
             new = [*new[:7], Value(UNKNOWN, False)]
         self.variables[name] = new
         if name == ".RECIPEPREFIX":
             first = "".join(ex.expand(raw))[:1]
             self.prefix = first or "\t"
+
+    def _undefine(self, name: str, override: bool) -> None:
+        """`undefine X`: X is unset (an `override` value stays unless the
+        `undefine` is one too); where it may not apply, X may be either."""
+        if name in self.overridden and not override:
+            return
+        if self.skipping:
+            return
+        origins = self.expander.origins
+        if any(state == "maybe" for state, _ in self.branches):
+            values = self.variables.get(name)
+            if values is not None:
+                origins[name] = "maybe"
+                self.variables[name] = list(dict.fromkeys([*values, Value(default(name), False)]))
+            return
+        self.variables.pop(name, None)
+        origins.pop(name, None)
 
     def _eval(self, text: str) -> None:
         """`$(eval TEXT)`: TEXT read as makefile lines, here."""
@@ -260,17 +307,19 @@ class Makefile:
         ex = self.expander
         found = list(ex.runs)
         shells = self._shell_wrappers()
-        done: dict[str, tuple[list[str], list[str]]] = {}
+        done: dict[object, tuple[list[str], list[str]]] = {}
         k = 0
         while k < len(self.recipes):  # an `$(eval)` in a recipe may add recipes
-            recipe = self.recipes[k]
+            recipe, rule = self.recipes[k], self.rules[k]
             k += 1
             for raw in ["\n".join(recipe)] if self.oneshell else recipe:
-                known = done.get(raw)
+                names = used(raw) if rule is not None else frozenset()
+                key = (raw, rule) if names else raw
+                known = done.get(key)
                 if known is None:
                     start = len(ex.runs)
-                    lines = self._lines(raw)
-                    known = done[raw] = (ex.runs[start:], lines)
+                    lines = self._bound_lines(raw, rule, names) if names else self._lines(raw)
+                    known = done[key] = (ex.runs[start:], lines)
                 found.extend(known[0])
                 if shells == [None]:
                     found.extend(known[1])
@@ -280,6 +329,27 @@ class Makefile:
         if ex.computed:
             found.append(UNKNOWN)  # make reads text no one can see now
         return found
+
+    def _bound_lines(
+        self, raw: str, rule: tuple[Rule, bool] | None, names: frozenset[str]
+    ) -> list[str]:
+        """A recipe line's commands for each run of its rule (each target),
+        with the automatic variables of that run."""
+        if rule is None:
+            return self._lines(raw)
+        found: list[str] = []
+        ex = self.expander
+        facts, second = rule
+        if second:  # `.SECONDEXPANSION:` prerequisites are expanded again, now
+            again = [w for p in facts.prerequisites for t in ex.expand(p) for w in t.split()]
+            facts = Rule(facts.targets, tuple(again), facts.order_only)
+        for scope in scopes(facts, names):
+            ex.scopes.append(scope)
+            try:
+                found.extend(self._lines(raw))
+            finally:
+                ex.scopes.pop()
+        return list(dict.fromkeys(found))
 
     def _lines(self, raw: str) -> list[str]:
         """A recipe line's commands: each variant, each line of it (a
