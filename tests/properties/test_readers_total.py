@@ -53,5 +53,7 @@ def test_lines_that_expand_to_unknown_text_are_read_once() -> None:
         "$(eval $(eval $(eval $(BAR))))\n",
         "X = $$(X)\n$(X)\n",
         "X := a a\n" + "X := $(X) $(X)\n" * 40,
+        ")=$(eval =",  # a value whose expansion defines a variable
     ):
         assert isinstance(make_syntax._make_commands(text), list)
+        make_syntax.definition_values(text)

@@ -70,7 +70,8 @@ def definition_values(text: str) -> list[str]:
 
     makefile = Makefile()
     makefile.read(logical_lines(text.replace("\r\n", "\n")))
-    return [v for name in makefile.variables for v in makefile.expander.variable(name, 0)]
+    names = list(makefile.variables)  # an `$(eval)` in a value may define more
+    return [v for name in names for v in makefile.expander.variable(name, 0)]
 
 
 def just_commands(text: str) -> list[str]:
