@@ -84,8 +84,10 @@ def format_of(path: str) -> str | None:
         if found == CRONTAB and lowered.startswith("/etc/"):
             return SYSTEM_CRONTAB
         return found
-    if name.endswith(".mk"):
-        return MAKE
+    if name.endswith((".mk", ".mak")) or name.startswith("makefile.") or name == "bsdmakefile":
+        return MAKE  # included makefiles, `Makefile.am`/`.in` (automake copies their rules)
+    if name.endswith(".just"):
+        return JUST  # a module (`mod.just`, `tools.just`) or an imported file
     if name.endswith((".rake", ".gemspec")):
         return RUBY
     if name.endswith((".gradle", ".gradle.kts")):
@@ -129,8 +131,12 @@ def _config_format(path: str, name: str) -> str | None:
         return CMAKE
     if name in ("config", "config.worktree") and (path.startswith(".git/") or "/.git/" in path):
         return GIT_CONFIG  # also a submodule's `.git/modules/NAME/config`
-    if (name == "config" and path.endswith("/git/config")) or path == "/etc/gitconfig":
-        return GIT_CONFIG
+    if (name == "config" and path.endswith(("/git/config", ".git/config"))) or (
+        path == "/etc/gitconfig"
+    ):
+        return GIT_CONFIG  # also a bare repository's `NAME.git/config`
+    if name.startswith(".gitconfig"):
+        return GIT_CONFIG  # `.gitconfig.local` and the like, included by `include.path`
     return None
 
 
