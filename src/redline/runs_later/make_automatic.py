@@ -13,8 +13,6 @@ from __future__ import annotations
 from redline.fasttuple import NamedTuple
 from redline.shell.lazy_regex import lazy_regex
 
-# A recipe line that refers to an automatic variable.
-_USES = lazy_regex(r"\$(?:([@<^+*?|%])|[({]([@<^+*?|%][DF]?)[:)}])")
 # Targets past this many run the recipe too: the rest are one run's words.
 _MOST_TARGETS = 8
 
@@ -27,15 +25,51 @@ class Rule(NamedTuple):
     order_only: tuple[str, ...]
 
 
-def used(raw: str) -> frozenset[str]:
-    """The automatic variables a recipe line refers to (`@`, `<D`...)."""
-    if "$" not in raw:
-        return frozenset()
-    return frozenset(a or b for a, b in _USES.findall(raw))
+# The automatic variables, and the mark each stands for in a line expanded once.
+NAMES = tuple(f"{base}{part}" for base in "@<^+?|*%" for part in ("", "D", "F"))
+MARKS = {name: f"\x01{name}\x01" for name in NAMES}
+_MARK = lazy_regex("\x01([^\x01]{1,2})\x01")
+# A recipe line outside any rule: its automatic variables are a word.
+NO_RULE = Rule(("target",), ("target",), ())
+
+
+def marked(texts: list[str]) -> frozenset[str]:
+    """The automatic variables whose marks `texts` holds."""
+    return frozenset(m for t in texts if "\x01" in t for m in _MARK.findall(t))
+
+
+def unmarked(texts: list[str], rule: Rule, names: frozenset[str]) -> list[str]:
+    """`texts` for each run of the rule, the marks replaced by its values."""
+    if not texts:
+        return texts
+    pieces = [_pieces(t) for t in texts]
+    found: list[str] = []
+    for scope in scopes(rule, names):
+        for parts in pieces:
+            found.append("".join(p if k % 2 == 0 else scope[p] for k, p in enumerate(parts)))
+    return list(dict.fromkeys(found))
+
+
+def _pieces(text: str) -> list[str]:
+    """A marked text split at its marks: text, name, text, name... text."""
+    found = _SPLITS.get(text)
+    if found is None:
+        if len(_SPLITS) > 512:
+            _SPLITS.clear()
+        found = _SPLITS[text] = _MARK.split(text)
+    return found
+
+
+# The splits of the marked lines of the makefile being read (its recipes'
+# lines repeat from rule to rule).
+_SPLITS: dict[str, list[str]] = {}
 
 
 def scopes(rule: Rule, names: frozenset[str]) -> list[dict[str, str]]:
     """One binding of the automatic variables `names` per run of the recipe."""
+    if len(rule.targets) == 1:
+        target = rule.targets[0]
+        return [{name: _value(name, target, rule) for name in names}]
     targets = list(dict.fromkeys(rule.targets)) or [""]
     if len(targets) > _MOST_TARGETS:
         targets = [*targets[: _MOST_TARGETS - 1], " ".join(targets[_MOST_TARGETS - 1 :])]

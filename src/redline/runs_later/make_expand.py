@@ -146,6 +146,12 @@ class Expander:
         self.computed = False  # an `$(eval)` of a text that cannot be known
         self.budget = _BUDGET
         self.scopes: list[dict[str, str]] = []  # `call`, `foreach`, `let` bindings
+        # A recipe line is expanded once with marks for its automatic variables
+        # (`$@`...), then the marks replaced for each run: unless one went
+        # through a function (`$(dir $<)`), which must see the real value.
+        self.automatic: dict[str, str] | None = None
+        self.in_function = 0
+        self.transformed = False
         # How each variable the file sets was set: `file`, `override`, or
         # `maybe` (in a conditional or for one target: it may not apply).
         self.origins: dict[str, str] = {}
@@ -201,11 +207,20 @@ class Expander:
         if match is not None:
             function = _FUNCTIONS.get(match.group(1))
             if function is not None:
-                return function(self, match.group(2) or "", depth + 1)
+                self.in_function += 1
+                try:
+                    return function(self, match.group(2) or "", depth + 1)
+                finally:
+                    self.in_function -= 1
         found: list[str] = []
         for name in self.expand(inner, depth + 1) if "$" in inner else [inner]:
             var, colon, pattern = name.partition(":")
-            values = self.variable(var.strip() if colon else name, depth)
+            if colon and "=" in pattern:  # `$(@:.o=.c)` changes the value
+                self.in_function += 1
+            try:
+                values = self.variable(var.strip() if colon else name, depth)
+            finally:
+                self.in_function -= 1 if colon and "=" in pattern else 0
             if colon and "=" in pattern:
                 old, _, new = pattern.partition("=")
                 if "%" not in old:
@@ -218,8 +233,11 @@ class Expander:
         for scope in reversed(self.scopes):
             if name in scope:
                 return [scope[name]]
-        if name[:1] in _AUTOMATIC and len(name) <= 2:
-            return ["target"]  # `$@`, `$<`, `$(@D)`...
+        if name[:1] in _AUTOMATIC and len(name) <= 2:  # `$@`, `$<`, `$(@D)`...
+            if self.automatic is None:
+                return ["target"]  # no rule's
+            self.transformed = self.transformed or self.in_function > 0
+            return [self.automatic.get(name, "")]
         values = self.variables.get(name)
         if values is None:
             found = undefined(name)

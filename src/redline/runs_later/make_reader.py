@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import shlex
 
-from redline.runs_later.make_automatic import Rule, scopes, used
+from redline.runs_later.make_automatic import MARKS, NAMES, NO_RULE, Rule, marked, scopes, unmarked
 from redline.runs_later.make_expand import (
     UNKNOWN,
     Expander,
@@ -46,6 +46,11 @@ _FIRST_MARK = lazy_regex(r"[=:]")
 _QUOTED_PAIR = lazy_regex(r"""(["'])(.*?)\1\s+(["'])(.*?)\3""")
 
 
+# A rule a recipe belongs to: its targets, its prerequisites' texts (read
+# once), and whether they are expanded a second time.
+Context = tuple[str, tuple[str, ...], bool]
+
+
 class Makefile:
     """The reading of one makefile: its variables, recipes and what it runs
     while it is read."""
@@ -55,7 +60,7 @@ class Makefile:
         self.expander = Expander(self.variables, self._eval)
         self.recipes: list[list[str]] = []
         # The rule each recipe belongs to (its automatic variables), if any.
-        self.rules: list[tuple[Rule, bool] | None] = []
+        self.rules: list[Context | None] = []
         self.second_expansion = False
         self.current: list[str] | None = None
         self.prefix = "\t"
@@ -196,23 +201,21 @@ class Makefile:
 
     def _rule(self, targets: str, rest: str) -> None:
         names = " ".join(self.expander.expand(targets))
-        if ".ONESHELL" in names.split():
-            self.oneshell = True
-        if ".SECONDEXPANSION" in names.split():
-            self.second_expansion = True
+        if ".ONESHELL" in names or ".SECONDEXPANSION" in names:
+            special = names.split()
+            self.oneshell = self.oneshell or ".ONESHELL" in special
+            self.second_expansion = self.second_expansion or ".SECONDEXPANSION" in special
         kind, left, op, right = _split(rest)
         if kind == "assign":  # `target: VAR = value`: for that target only
             self._assignment(left, op, right, True)
         head, semicolon, inline = _top_level_partition(rest, ";")
         # `objs: %.o: %.c`, a static pattern rule: its prerequisites follow the pattern
-        _, pattern, static = _top_level_partition(head, ":")
+        _, pattern, static = _top_level_partition(head, ":") if ":" in head else ("", "", "")
         words = self.expander.expand(static if pattern else head)  # run their `$(shell ...)`
-        normal = [w for text in words for w in _top_level_partition(text, "|")[0].split()]
-        order = [w for text in words for w in _top_level_partition(text, "|")[2].split()]
-        rule = Rule(tuple(names.split()), tuple(dict.fromkeys(normal)), tuple(order))
         self.current = []
         self.recipes.append(self.current)
-        self.rules.append(None if kind == "assign" else (rule, self.second_expansion))
+        context = (names, tuple(words), self.second_expansion)
+        self.rules.append(None if kind == "assign" else context)
         if semicolon and inline.strip():
             self.current.append(inline)
 
@@ -307,49 +310,88 @@ class Makefile:
         ex = self.expander
         found = list(ex.runs)
         shells = self._shell_wrappers()
-        done: dict[object, tuple[list[str], list[str]]] = {}
+        done: dict[str, tuple[list[str], list[str], frozenset[str] | None]] = {}
+        bound: dict[tuple[str, object], tuple[list[str], list[str]]] = {}
         k = 0
         while k < len(self.recipes):  # an `$(eval)` in a recipe may add recipes
-            recipe, rule = self.recipes[k], self.rules[k]
+            recipe, context = self.recipes[k], self.rules[k]
             k += 1
+            rule: Rule | None = None
             for raw in ["\n".join(recipe)] if self.oneshell else recipe:
-                names = used(raw) if rule is not None else frozenset()
-                key = (raw, rule) if names else raw
-                known = done.get(key)
+                known = done.get(raw)
                 if known is None:
-                    start = len(ex.runs)
-                    lines = self._bound_lines(raw, rule, names) if names else self._lines(raw)
-                    known = done[key] = (ex.runs[start:], lines)
-                found.extend(known[0])
+                    if "$" in raw:
+                        known = self._marked_lines(raw)
+                    else:
+                        known = ([], self._lines(raw), frozenset())
+                    done[raw] = known
+                runs, lines, names = known
+                if names is None:  # an automatic variable went through a function
+                    key = (raw, context)
+                    if key not in bound:
+                        bound[key] = self._bound_lines(raw, context)
+                    runs, lines = bound[key]
+                elif names:
+                    rule = rule or self._rule_of(context)
+                    runs = unmarked(runs, rule, names) if runs else runs
+                    lines = unmarked(lines, rule, names)
+                found.extend(runs)
                 if shells == [None]:
-                    found.extend(known[1])
+                    found.extend(lines)
                     continue
-                for line in known[1]:
+                for line in lines:
                     found.extend(line if w is None else f"{w} {shlex.quote(line)}" for w in shells)
         if ex.computed:
             found.append(UNKNOWN)  # make reads text no one can see now
         return found
 
-    def _bound_lines(
-        self, raw: str, rule: tuple[Rule, bool] | None, names: frozenset[str]
-    ) -> list[str]:
-        """A recipe line's commands for each run of its rule (each target),
-        with the automatic variables of that run."""
-        if rule is None:
-            return self._lines(raw)
-        found: list[str] = []
+    def _marked_lines(self, raw: str) -> tuple[list[str], list[str], frozenset[str] | None]:
+        """A recipe line expanded once, its automatic variables marked: what
+        it runs as it expands, its lines, and the automatic variables they
+        hold (`None` when one went through a function: expand for each run)."""
         ex = self.expander
-        facts, second = rule
-        if second:  # `.SECONDEXPANSION:` prerequisites are expanded again, now
-            again = [w for p in facts.prerequisites for t in ex.expand(p) for w in t.split()]
-            facts = Rule(facts.targets, tuple(again), facts.order_only)
-        for scope in scopes(facts, names):
+        start = len(ex.runs)
+        ex.automatic, ex.transformed = MARKS, False
+        try:
+            lines = self._lines(raw)
+        finally:
+            ex.automatic = None
+        runs = ex.runs[start:]
+        del ex.runs[start:]
+        return runs, lines, None if ex.transformed else marked([*runs, *lines])
+
+    def _rule_of(self, context: Context | None) -> Rule:
+        """The rule whose runs a recipe line makes (its targets' and
+        prerequisites' words), the prerequisites expanded a second time
+        under `.SECONDEXPANSION:`."""
+        if context is None:
+            return NO_RULE
+        names, texts, second = context
+        if second:
+            texts = tuple(t for text in texts for t in self.expander.expand(text))
+        if not any("|" in text for text in texts):
+            normal = " ".join(texts).split()
+            return Rule(tuple(names.split()), tuple(dict.fromkeys(normal)), ())
+        parts = [_top_level_partition(text, "|") for text in texts]
+        normal = [w for part in parts for w in part[0].split()]
+        order = [w for part in parts for w in part[2].split()]
+        return Rule(tuple(names.split()), tuple(dict.fromkeys(normal)), tuple(order))
+
+    def _bound_lines(self, raw: str, context: Context | None) -> tuple[list[str], list[str]]:
+        """A recipe line expanded for each run of its rule (each target),
+        with the automatic variables of that run bound."""
+        ex = self.expander
+        start = len(ex.runs)
+        found: list[str] = []
+        for scope in scopes(self._rule_of(context), frozenset(NAMES)):
             ex.scopes.append(scope)
             try:
                 found.extend(self._lines(raw))
             finally:
                 ex.scopes.pop()
-        return list(dict.fromkeys(found))
+        runs = ex.runs[start:]
+        del ex.runs[start:]
+        return runs, list(dict.fromkeys(found))
 
     def _lines(self, raw: str) -> list[str]:
         """A recipe line's commands: each variant, each line of it (a
