@@ -68,7 +68,8 @@ _SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".command")
 
 
 _CONFIG_BY_NAME = {
-    ".gitconfig": GIT_CONFIG, ".npmrc": NPMRC, "npmrc": NPMRC, ".yarnrc.yml": YARNRC,
+    ".gitconfig": GIT_CONFIG, ".gitmodules": GIT_CONFIG, ".npmrc": NPMRC, "npmrc": NPMRC,
+    ".yarnrc.yml": YARNRC,
     ".yarnrc.yaml": YARNRC, ".yarnrc": YARNRC, "binding.gyp": GYP, "cmakelists.txt": CMAKE,
     "meson.build": MESON, "meson_options.txt": MESON, "tasks.py": PYTHON_TASKS,
     "fabfile.py": PYTHON_TASKS, "hatch_build.py": PYTHON,
