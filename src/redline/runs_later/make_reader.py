@@ -26,6 +26,7 @@ from redline.runs_later.make_expand import (
     product,
     undefined,
 )
+from redline.runs_later.make_lines import split_line, top_level_partition, without_comment
 from redline.shell.lazy_regex import lazy_regex
 
 _CONDITIONAL = lazy_regex(r"\s*(?:ifeq|ifneq|ifdef|ifndef)\b")
@@ -35,14 +36,12 @@ _DEFINE = lazy_regex(
 )
 _ENDEF = lazy_regex(r"\s*endef\b")
 _MODIFIERS = frozenset({"override", "export", "private", "unexport"})
-_OPERATORS = ("::=", ":::=", ":=", "+=", "?=", "!=", "=")
 # `.SHELLFLAGS` words of a plain shell: options only (`-eu -o pipefail -c`).
 _SHELL_OPTION = lazy_regex(r"-[a-zA-Z]+|--[a-z-]+|[a-z]+")
 _WHICH_SHELL = lazy_regex(r"\$\((?:which|command -v|type -p)\s+(\S+)\)")
 _MAX_EVALS = 8
 # `$(eval)` inside `$(eval)`...: past this nesting, text no reading follows.
 _MAX_EVAL_DEPTH = 8
-_FIRST_MARK = lazy_regex(r"[=:]")
 _QUOTED_PAIR = lazy_regex(r"""(["'])(.*?)\1\s+(["'])(.*?)\3""")
 
 
@@ -98,9 +97,9 @@ class Makefile:
                         self.rules.append(None)
                     self.current.append(line[1:])
                 continue
-            code = _without_comment(line).strip()
+            code = without_comment(line).strip()
             if code.startswith(".RECIPEPREFIX"):  # make keeps a value's trailing spaces
-                code = _without_comment(line).lstrip()
+                code = without_comment(line).lstrip()
             if not code or self._conditional(code) or (self.skipping and not _DEFINE.match(code)):
                 continue
             match = _DEFINE.match(code)
@@ -181,7 +180,7 @@ class Makefile:
             self.current = None
             self.expander.expand(code)
             return
-        kind, left, op, right = _split(code)
+        kind, left, op, right = split_line(code)
         if kind == "assign":
             self.current = None
             self._assignment(left, op, right, False)
@@ -205,12 +204,12 @@ class Makefile:
             special = names.split()
             self.oneshell = self.oneshell or ".ONESHELL" in special
             self.second_expansion = self.second_expansion or ".SECONDEXPANSION" in special
-        kind, left, op, right = _split(rest)
+        kind, left, op, right = split_line(rest)
         if kind == "assign":  # `target: VAR = value`: for that target only
             self._assignment(left, op, right, True)
-        head, semicolon, inline = _top_level_partition(rest, ";")
+        head, semicolon, inline = top_level_partition(rest, ";")
         # `objs: %.o: %.c`, a static pattern rule: its prerequisites follow the pattern
-        _, pattern, static = _top_level_partition(head, ":") if ":" in head else ("", "", "")
+        _, pattern, static = top_level_partition(head, ":") if ":" in head else ("", "", "")
         words = self.expander.expand(static if pattern else head)  # run their `$(shell ...)`
         self.current = []
         self.recipes.append(self.current)
@@ -372,7 +371,7 @@ class Makefile:
         if not any("|" in text for text in texts):
             normal = " ".join(texts).split()
             return Rule(tuple(names.split()), tuple(dict.fromkeys(normal)), ())
-        parts = [_top_level_partition(text, "|") for text in texts]
+        parts = [top_level_partition(text, "|") for text in texts]
         normal = [w for part in parts for w in part[0].split()]
         order = [w for part in parts for w in part[2].split()]
         return Rule(tuple(names.split()), tuple(dict.fromkeys(normal)), tuple(order))
@@ -458,65 +457,3 @@ def plain_flags(value: str) -> bool:
         and words[-1].endswith("c")
         and all(_SHELL_OPTION.fullmatch(w) for w in words)
     )
-
-
-def _without_comment(line: str) -> str:
-    """A makefile line less its comment (`#` outside `$(...)`, not `\\#`)."""
-    if "#" not in line:
-        return line
-    level = 0
-    for k, char in enumerate(line):
-        if char in "({" and k and line[k - 1] == "$":
-            level += 1
-        elif char in ")}" and level:
-            level -= 1
-        elif char == "#" and not level and (not k or line[k - 1] != "\\"):
-            return line[:k]
-    return line
-
-
-def _top_level_partition(text: str, separator: str) -> tuple[str, str, str]:
-    """`text.partition(separator)`, at a separator outside `$(...)`."""
-    if "$" not in text:
-        return text.partition(separator)
-    k = 0
-    while k < len(text):
-        char = text[k]
-        if char == "$" and k + 1 < len(text) and text[k + 1] in "({":
-            close = matching(text, k + 1)
-            k = close + 1 if close > 0 else len(text)
-            continue
-        if char == separator:
-            return text[:k], separator, text[k + 1 :]
-        k += 1
-    return text, "", ""
-
-
-def _split(code: str) -> tuple[str, str, str, str]:
-    """What a line is: `("assign", NAME, OP, VALUE)`, `("rule", TARGETS,
-    "", REST)`, or `("", "", "", "")`, read at the first `=` or `:` outside
-    `$(...)` as make does."""
-    k = 0
-    n = len(code)
-    if "$" not in code:  # no reference to step over: the first `=` or `:`
-        first = _FIRST_MARK.search(code)
-        if first is None:
-            return "", "", "", ""
-        k = first.start()
-    while k < n:
-        char = code[k]
-        if char == "$" and k + 1 < n and code[k + 1] in "({":
-            close = matching(code, k + 1)
-            k = close + 1 if close > 0 else n
-            continue
-        if char == "=":
-            op = code[k - 1] + "=" if k and code[k - 1] in "+?!" else "="
-            return "assign", code[: k + 1 - len(op)], op, code[k + 1 :]
-        if char == ":":
-            for op in _OPERATORS:
-                if code.startswith(op, k):
-                    return "assign", code[:k], op, code[k + len(op) :]
-            rest = code[k + 2 :] if code.startswith("::", k) else code[k + 1 :]
-            return "rule", code[:k], "", rest
-        k += 1
-    return "", "", "", ""
