@@ -160,5 +160,7 @@ def target_recipes(text: str, targets: list[str]) -> str:
         seen.add(target)
         prerequisites, body = rules[target]
         wanted.extend(prerequisites)
+        # The rule line kept: its target and prerequisites are `$@`, `$<`, `$^`...
+        lines.append(f"{target}: {' '.join(prerequisites)}")
         lines.extend(body)
     return recipes("\n".join(others + lines))

@@ -21,7 +21,7 @@ H = Severity.HARDLINE
 ARTIFACT_DIRS = frozenset(
     {"node_modules", "__pycache__", ".pytest_cache", ".mypy_cache", ".ruff_cache", ".tox",
      ".nox", "dist", "build", "target", ".next", ".nuxt", "coverage", "htmlcov", ".cache",
-     ".parcel-cache", ".turbo", "out"}
+     ".parcel-cache", ".turbo", "out", ".venv", "venv", ".eggs", ".deps"}
 )  # fmt: skip
 # File patterns `find -name ... -delete` may clean without asking.
 ARTIFACT_FILES = frozenset({"*.pyc", "*.pyo", "*.o", "*.class", ".DS_Store", "Thumbs.db"})
@@ -308,6 +308,7 @@ DESTRUCTIVE_RULES: tuple[Rule, ...] = (
             "rm -rf node_modules",
             "npx rimraf dist coverage",
             "rm -rf ./dist build *.egg-info",
+            "rm -rf .venv build dist *.egg-info",
             "rm -rf /tmp/build-123",
             "rm -rf packages/web/.next",
             "echo 'rm -rf src'",

@@ -18,6 +18,7 @@ from collections.abc import Iterator
 from redline.fasttuple import NamedTuple
 from redline.rules import argv
 from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
 
 
 class Output(NamedTuple):
@@ -118,11 +119,27 @@ OUTPUTS: dict[str, Output] = {
     "uniq": Output("fsw", ("skip-fields", "skip-chars", "check-chars"), (), operand=1),
     "xxd": Output("cglosn", ("cols", "groupsize", "len", "seek", "name"), (), operand=1),
 }
-PROGRAMS = frozenset(OUTPUTS)
+# Programs whose options are single-dash words (`openssl ... -out FILE`,
+# `go build -o FILE`): the options whose value (next word, or after `=`) is
+# written, for the subcommands that write it (any, when `None`).
+_SINGLE_DASH: dict[str, tuple[tuple[str, ...], frozenset[str] | None]] = {
+    "openssl": (("-out", "-keyout", "-signature"), None),
+    "go": (("-o",), frozenset({"build", "test"})),
+}
+# `git archive -o FILE`, `git bundle create FILE`: git subcommands that write.
+_GIT_WRITES = Output("o", ("output", "format", "prefix", "remote", "exec"), ("-o", "--output"))
+PROGRAMS = frozenset(OUTPUTS) | frozenset(_SINGLE_DASH) | {"git"}
 
 
 def outputs(inv: Invocation) -> Iterator[str]:
     """Raw values of the files `inv` writes through an option or operand."""
+    single = _SINGLE_DASH.get(inv.name)
+    if single is not None:
+        yield from _single_dash(inv.values, *single)
+        return
+    if inv.name == "git":
+        yield from _git_archive(inv.values)
+        return
     spec = OUTPUTS.get(inv.name)
     if spec is None:
         return
@@ -131,3 +148,47 @@ def outputs(inv: Invocation) -> Iterator[str]:
         yield from args.value(*spec.written)
     if spec.operand is not None and len(args.operands) > spec.operand:
         yield args.operands[spec.operand]
+
+
+def _single_dash(
+    values: tuple[str, ...], options: tuple[str, ...], subcommands: frozenset[str] | None
+) -> Iterator[str]:
+    if subcommands is not None and not (values and values[0] in subcommands):
+        return
+    for k, value in enumerate(values):
+        name, equals, attached = value.partition("=")
+        if name.lstrip("-") and ("-" + name.lstrip("-")) in options:
+            if equals:
+                yield attached
+            elif k + 1 < len(values):
+                yield values[k + 1]
+
+
+def _git_archive(values: tuple[str, ...]) -> Iterator[str]:
+    """`git [-C DIR] archive -o FILE` / `--output=FILE`."""
+    args = argv.parse(values, "Cc", ("git-dir", "work-tree", "namespace"), stop_at_operand=True)
+    if args.rest[:1] != ("archive",):
+        return
+    rest = argv.parse(args.rest[1:], _GIT_WRITES.short_values, _GIT_WRITES.long_values)
+    yield from rest.value(*_GIT_WRITES.written)
+
+
+# sed's `w FILE` command and the `w FILE` flag of `s///`: the file name runs
+# to the end of the line (`W` writes the first line of the pattern space).
+_SED_W = lazy_regex(
+    r"(?:^|[;\n{}!])\s*(?:(?:\d+|\$|/(?:[^/\\\n]|\\.)*/)\s*(?:,\s*(?:\d+|\$|/(?:[^/\\\n]|\\.)*/))?\s*!?\s*)?[wW]\s+([^\n]+)"
+    r"|s(.)(?:(?!\2)[^\\\n]|\\.)*\2(?:(?!\2)[^\\\n]|\\.)*\2[gpiImMe0-9]*w\s*([^\n]+)"
+)
+
+
+def sed_writes(inv: Invocation) -> Iterator[str]:
+    """The files a sed script writes (`sed -n 'w FILE'`, `s/a/b/w FILE`)."""
+    args = argv.parse(inv.values, "efl", ("expression", "file", "line-length"))
+    scripts = list(args.value("-e", "--expression"))
+    if not scripts and not args.value("-f", "--file") and args.operands:
+        scripts = [args.operands[0]]
+    for script in scripts:
+        for match in _SED_W.finditer(script):
+            name = (match.group(1) or match.group(3) or "").strip()
+            if name and name not in ("/dev/stdout", "/dev/stderr"):
+                yield name

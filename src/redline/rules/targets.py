@@ -203,6 +203,10 @@ def written_files(inv: Invocation) -> Iterator[str]:
         inv.has_flag("i", ("in-place",)) or any(v.startswith("-i") for v in inv.values)
     ):
         yield from (w.value for w in operands[1:])
+        if name == "sed":
+            yield from output_options.sed_writes(inv)
+    elif name == "sed":  # `sed -n 'w FILE'`, `s/x/y/w FILE`
+        yield from output_options.sed_writes(inv)
     elif name in ("truncate", "shred", "touch", "chmod", "chown", "chgrp", "rm", "unlink"):
         start = 1 if name in ("chmod", "chown", "chgrp") else 0
         yield from (w.value for w in operands[start:])

@@ -16,6 +16,10 @@ import shlex
 
 from redline.shell.lazy_regex import lazy_regex
 
+TYPE_CHECKING = False  # not `typing`'s: kept off the hook's start (ADR 0004)
+if TYPE_CHECKING:
+    import re
+
 _CALL = lazy_regex(r"([A-Za-z_]\w*)[ \t]*\(")
 _ARG = lazy_regex(
     r"\s*(?:(?P<bracket>\[(=*)\[.*?\]\2\])|(?P<quoted>\"(?:[^\"\\]|\\.)*\")"
@@ -23,7 +27,8 @@ _ARG = lazy_regex(
     flags=16,  # re.DOTALL
 )
 _REFERENCE = lazy_regex(r"\$(ENV|CACHE)?\{([^${}]*)\}")
-_GENERATOR = lazy_regex(r"\$<[^<>]*>")
+_GENERATOR = lazy_regex(r"\$<([^<>]*)>")
+_BRACKET_COMMENT = lazy_regex(r"#\[(=*)\[.*?\]\1\]", flags=16)  # re.DOTALL
 _ENV_MARK = "\x01"  # around an environment variable's name in an expanded value
 _MARKED = lazy_regex("\x01([^\x01]*)\x01")
 _KNOWN = {
@@ -62,7 +67,26 @@ def cmake_commands(text: str, depth: int = 0) -> list[str]:
         for arg, quoted in args:  # an unquoted list is as many arguments
             value = _expand(arg, variables)
             values.extend([value] if quoted else [w for w in value.split(";") if w])
-        if name == "set" and values:
+        if name in ("string", "list", "get_filename_component") and values:
+            _assign(name, values, variables)
+        elif name == "cmake_language" and values[:1] == ["EVAL"] and "CODE" in values:
+            if depth < _MAX_DEPTH:  # CMake code run where it stands
+                code = " ".join(values[values.index("CODE") + 1 :])
+                found.extend(cmake_commands(_MARKED.sub(r"$ENV{\1}", code), depth + 1))
+        elif name == "cmake_language" and values[:1] == ["CALL"] and len(values) > 1:
+            if depth < _MAX_DEPTH:  # `cmake_language(CALL file REMOVE_RECURSE x)`: that call
+                words = " ".join('"' + _MARKED.sub(r"$ENV{\1}", v) + '"' for v in values[2:])
+                found.extend(cmake_commands(f"{values[1]}({words})", depth + 1))
+        elif name == "file" and values[:1] == ["UPLOAD"] and len(values) > 2:
+            found.append(f"curl -T {_word(values[1])} {_word(values[2])}")  # sent off
+        elif name == "file" and values[:1] == ["DOWNLOAD"] and len(values) > 2:
+            found.append(f"curl -o {_word(values[2])} {_word(values[1])}")
+        elif name == "file" and values[:1] in (["RENAME"], ["COPY_FILE"]) and len(values) > 2:
+            verb = "mv" if values[0] == "RENAME" else "cp"
+            found.append(f"{verb} {_word(values[1])} {_word(values[2])}")
+        elif name == "configure_file" and len(values) > 1:
+            found.append(f"cp {_word(values[0])} {_word(values[1])}")
+        elif name == "set" and values:
             kept = values[1:]
             for stop in ("CACHE", "PARENT_SCOPE"):
                 kept = kept[: kept.index(stop)] if stop in kept else kept
@@ -87,6 +111,37 @@ def cmake_commands(text: str, depth: int = 0) -> list[str]:
         else:
             found.extend(_command_groups(name, values))
     return found
+
+
+def _assign(name: str, values: list[str], variables: dict[str, str]) -> None:
+    """`string(REPLACE|APPEND|PREPEND|CONCAT|TOLOWER|TOUPPER ...)`,
+    `list(APPEND|PREPEND|INSERT ...)`, `get_filename_component(VAR PATH
+    DIRECTORY|NAME...)`: the variable's new value."""
+    verb = values[0]
+    if name == "get_filename_component" and len(values) > 2:
+        path, part = values[1], values[2]
+        head, _, tail = path.rpartition("/")
+        variables[values[0]] = head if part in ("DIRECTORY", "PATH") else tail or path
+    elif name == "string" and verb == "REPLACE" and len(values) > 3:
+        variables[values[3]] = (
+            "".join(values[4:]).replace(values[1], values[2]) if values[1] else ""
+        )
+    elif name == "string" and verb in ("APPEND", "PREPEND") and len(values) > 1:
+        old, new = variables.get(values[1], ""), "".join(values[2:])
+        variables[values[1]] = old + new if verb == "APPEND" else new + old
+    elif name == "string" and verb == "CONCAT" and len(values) > 1:
+        variables[values[1]] = "".join(values[2:])
+    elif name == "string" and verb in ("TOLOWER", "TOUPPER") and len(values) > 2:
+        variables[values[2]] = values[1].lower() if verb == "TOLOWER" else values[1].upper()
+    elif name == "list" and verb in ("APPEND", "PREPEND") and len(values) > 1:
+        old_items = [w for w in variables.get(values[1], "").split(";") if w]
+        items = values[2:]
+        joined = [*old_items, *items] if verb == "APPEND" else [*items, *old_items]
+        variables[values[1]] = ";".join(joined)
+    elif name == "list" and verb == "INSERT" and len(values) > 3:
+        old_items = [w for w in variables.get(values[1], "").split(";") if w]
+        at = int(values[2]) if values[2].isdigit() else 0
+        variables[values[1]] = ";".join([*old_items[:at], *values[3:], *old_items[at:]])
 
 
 def _command_groups(name: str, values: list[str]) -> list[str]:
@@ -136,13 +191,43 @@ def _word(value: str) -> str:
 def _expand(arg: str, variables: dict[str, str]) -> str:
     if "$" not in arg:
         return arg
-    arg = _GENERATOR.sub("target", arg)
+    for _ in range(8):  # generator expressions, innermost first
+        evaluated = _GENERATOR.sub(_generator, arg)
+        if evaluated == arg:
+            break
+        arg = evaluated
     for _ in range(8):  # nested references, innermost first
         expanded = _REFERENCE.sub(lambda m: _reference(m.group(1), m.group(2), variables), arg)
         if expanded == arg:
             break
         arg = expanded
     return arg
+
+
+def _generator(match: re.Match[str]) -> str:
+    """`$<1:X>` is X, `$<0:X>` nothing, a condition (`$<CONFIG:Debug>`) may
+    hold (its `$<...:X>` is X), a case change or evaluation is its text, an
+    `$<IF:c,a,b>` either; another (`$<TARGET_FILE:x>`) a build's word."""
+    name, colon, value = match.group(1).partition(":")
+    if not colon:
+        return "target"
+    if name == "0":
+        return ""
+    if name in ("1", "LOWER_CASE", "UPPER_CASE", "GENEX_EVAL", "SHELL_PATH", "PATH"):
+        return value.rpartition(",")[2] if name == "PATH" else value
+    if name == "IF":
+        return ";".join(value.split(",")[1:])
+    if name in _CONDITIONS:
+        return "1"
+    return "target"
+
+
+_CONDITIONS = frozenset({"BOOL", "AND", "OR", "NOT", "CONFIG", "STREQUAL", "EQUAL",
+                         "VERSION_LESS", "VERSION_GREATER", "VERSION_EQUAL",
+                         "VERSION_LESS_EQUAL", "VERSION_GREATER_EQUAL", "PLATFORM_ID",
+                         "C_COMPILER_ID", "CXX_COMPILER_ID", "COMPILE_LANGUAGE",
+                         "LINK_LANGUAGE", "IN_LIST", "TARGET_EXISTS", "BUILD_INTERFACE",
+                         "INSTALL_INTERFACE", "HOST_LINK", "DEVICE_LINK"})  # fmt: skip
 
 
 def _reference(kind: str | None, name: str, variables: dict[str, str]) -> str:
@@ -165,6 +250,8 @@ def _calls(text: str) -> list[tuple[str, list[tuple[str, bool]]]]:
     """Each command call and its arguments (`(text, quoted)`); lists split
     at `;` where unquoted."""
     found: list[tuple[str, list[tuple[str, bool]]]] = []
+    if "#[" in text:  # a bracket comment hides what it spans, nothing after it
+        text = _BRACKET_COMMENT.sub(" ", text)
     at = 0
     while True:
         match = _CALL.search(text, at)

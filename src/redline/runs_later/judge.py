@@ -27,6 +27,11 @@ from redline.runs_later import (
 )
 from redline.runs_later.everyday import Verdicts, without_plain
 from redline.runs_later.finding import DANGEROUS, HARDLINE, SECRET_OUT, Finding
+from redline.runs_later.unreadable import (
+    UNREADABLE,
+    commands_or_unknown,
+    unseen_or_unknown,
+)
 from redline.shell.lazy_regex import lazy_regex
 
 TYPE_CHECKING = False  # not `typing`'s: kept off the hook's start (ADR 0004)
@@ -83,7 +88,7 @@ def commands_of(kind: str, text: str, whole: bool = True) -> list[ci_formats.Ste
     if found is None or not whole:
         lines = [_KEY_PREFIX.sub("", line, count=1).strip("\"',") for line in text.split("\n")]
         if kind == places.MAKE:  # a recipe elsewhere in the file may run a value set here
-            lines += make_syntax.definition_values(text)
+            lines += commands_or_unknown(make_syntax.definition_values, text) or []
         found = [*(found or ()), *(ci_formats.Step(line, (), True) for line in lines)]
     return [s for s in found if s.command.strip()]
 
@@ -91,8 +96,11 @@ def commands_of(kind: str, text: str, whole: bool = True) -> list[ci_formats.Ste
 def _structured(kind: str, text: str) -> list[ci_formats.Step] | None:
     reader = _READERS.get(kind)
     if reader is None:
-        return ci_formats.steps(kind, text)
-    commands = reader(text)
+        try:
+            return ci_formats.steps(kind, text)
+        except Exception:  # noqa: BLE001 - a failure of a reader is an unknown, asked
+            return [ci_formats.Step(UNREADABLE)]
+    commands = commands_or_unknown(reader, text)
     return None if commands is None else [ci_formats.Step(c) for c in commands]
 
 
@@ -210,7 +218,8 @@ def _judge(kind: str, text: str, cwd: str | None, whole: bool, depth: int) -> li
     unseen = _UNSEEN.get(kind)
     if unseen is None:
         return list(known)
-    return [*known, *(Finding(DANGEROUS, "", why, line) for why, line in unseen(text))]
+    unseen_lines = unseen_or_unknown(unseen, text)
+    return [*known, *(Finding(DANGEROUS, "", why, line) for why, line in unseen_lines)]
 
 
 def _judge_steps(kind: str, steps: list[ci_formats.Step], cwd: str | None) -> list[Finding]:

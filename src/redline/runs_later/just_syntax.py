@@ -48,6 +48,7 @@ _SAME = frozenset({"quote", "trim", "trim_start", "trim_end", "lowercase", "uppe
                    "shoutykebabcase", "shoutysnakecase", "encode_uri_component", "require",
                    "which"})  # fmt: skip
 _MAX_DEPTH = 16
+_PYTHON = lazy_regex(r"python(?:3(?:\.\d+)?)?")
 
 
 class Recipe(NamedTuple):
@@ -71,7 +72,7 @@ class Justfile:
         attributes: list[str] = []
         current: tuple[tuple[tuple[str, str | None], ...], list[str], tuple[str, ...]] | None
         current = None
-        for line in lines:
+        for line in _joined(lines):
             if line[:1] in (" ", "\t"):
                 if current is not None and line.strip():
                     current[1].append(line)
@@ -127,7 +128,7 @@ class Justfile:
             interpreter = self._interpreter(script[0] if script else lines[0])
             # Every variant of a line is a line of the script (fail closed).
             body = [v for text in texts[0 if script else 1 :] for v in text]
-            return [_script(interpreter, body, arguments)]
+            return _script(interpreter, body, arguments)
         found: list[str] = []
         for variants in texts:
             for text in variants:
@@ -289,6 +290,31 @@ def _call(just: Justfile, name: str, args: list[list[str]]) -> list[str]:
     return [UNKNOWN]
 
 
+def _joined(lines: list[str]) -> list[str]:
+    """Top-level lines with a multi-line string or backtick (```, ''',
+    \"\"\") joined to the lines it spans: just reads them as one value."""
+    found: list[str] = []
+    open_quote = ""
+    for line in lines:
+        if open_quote:
+            found[-1] += "\n" + line
+        elif line[:1] in (" ", "\t") or not any(q in line for q in _TRIPLES):
+            found.append(line)
+            continue
+        else:
+            found.append(line)
+        for quote in _TRIPLES:  # still open after this line: an odd count
+            if (found[-1].count(quote) % 2) == 1:
+                open_quote = quote
+                break
+        else:
+            open_quote = ""
+    return found
+
+
+_TRIPLES = ("```", "'''", '"""')
+
+
 def _env(name: str) -> str:
     clean = "".join(c if c.isalnum() or c == "_" else "_" for c in name)
     return "${" + clean + "}" if clean else UNKNOWN
@@ -367,14 +393,19 @@ def _shell_word(value: str) -> str:
     return f'"{value}"' if value.startswith(("${", "$(")) else shlex.quote(value)
 
 
-def _script(interpreter: list[str], body: list[str], arguments: str) -> str:
+def _script(interpreter: list[str], body: list[str], arguments: str) -> list[str]:
     from redline.shell.carriers import SHELLS
 
     text = "\n".join(body)
     program = interpreter[0].rsplit("/", 1)[-1] if interpreter else "sh"
     if program in SHELLS:
-        return f"{arguments}\n{text}" if arguments else text
-    return f"{shlex.join(interpreter)} <<'JUST_SCRIPT'\n{text}\nJUST_SCRIPT"
+        return [f"{arguments}\n{text}" if arguments else text]
+    if _PYTHON.fullmatch(program) and len(interpreter) == 1:
+        # Python code, judged as a Python script file is: by what it runs
+        from redline.runs_later.formats import python_commands
+
+        return python_commands(text)
+    return [f"{shlex.join(interpreter)} <<'JUST_SCRIPT'\n{text}\nJUST_SCRIPT"]
 
 
 def _plain_shell(shell: list[str]) -> bool:

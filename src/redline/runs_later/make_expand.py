@@ -17,15 +17,26 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from redline.fasttuple import NamedTuple
+from redline.runs_later import make_text
+from redline.runs_later.make_text import (
+    dir_of,
+    each_word,
+    filter_words,
+    nth,
+    patsubst,
+    wordlist,
+)
 from redline.shell.lazy_regex import lazy_regex
 
 # A computed value no reading can know: a word the analysis asks about.
-UNKNOWN = "${MAKE_COMPUTED_VALUE}"
+UNKNOWN = make_text.UNKNOWN
 # Bounds on work: variants of one text, nesting, references in one reading.
 MAX_VARIANTS = 8
 _MAX_DEPTH = 32
 _BUDGET = 50_000
 _MAX_WORDS = 256
+# An expanded text longer than this is a computed value (`X := $(X) $(X)` doubling).
+_MAX_TEXT = 256 * 1024
 # Always in the environment make imports: known, not computed.
 ENV_ALWAYS = frozenset({"HOME", "USER", "LOGNAME", "PWD", "OLDPWD", "PATH", "TMPDIR",
                         "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CACHE_HOME", "XDG_STATE_HOME",
@@ -41,7 +52,9 @@ BUILTINS = {
 }  # fmt: skip
 _AUTOMATIC = frozenset("@<^+*?%|")
 _SHELL_NAME = lazy_regex(r"[A-Za-z_]\w*")
-_FUNCTION = lazy_regex(r"([a-z-]+)[ \t]+(.*)\Z", flags=16)  # re.DOTALL
+_PLAIN_PATH = lazy_regex(r"(?:[\w@%+=:,./~-]|\$\{[A-Za-z_]\w*\})+")
+# A function's name, then blanks and its arguments, or none (`$(eval)`).
+_FUNCTION = lazy_regex(r"([a-z-]+)(?:[ \t]+(.*))?\Z", flags=16)  # re.DOTALL
 
 
 class Value(NamedTuple):
@@ -127,9 +140,21 @@ class Expander:
         self.on_eval = on_eval
         self.runs: list[str] = []
         self.unknown = 0
+        # Values no reading can know (`$(shell)` output, `$(file <)`, a bound
+        # reached): an `$(eval)` of one reads text no one can see now.
+        self.opaque = 0
         self.computed = False  # an `$(eval)` of a text that cannot be known
         self.budget = _BUDGET
         self.scopes: list[dict[str, str]] = []  # `call`, `foreach`, `let` bindings
+        # A recipe line is expanded once with marks for its automatic variables
+        # (`$@`...), then the marks replaced for each run: unless one went
+        # through a function (`$(dir $<)`), which must see the real value.
+        self.automatic: dict[str, str] | None = None
+        self.in_function = 0
+        self.transformed = False
+        # How each variable the file sets was set: `file`, `override`, or
+        # `maybe` (in a conditional or for one target: it may not apply).
+        self.origins: dict[str, str] = {}
 
     def expand(self, text: str, depth: int = 0) -> list[str]:
         if "$" not in text:
@@ -163,27 +188,44 @@ class Expander:
                 pieces.append(result)
                 buf = []
         pieces.append(["".join(buf)])
-        return product(pieces)
+        found = product(pieces)
+        if any(len(t) > _MAX_TEXT for t in found):
+            return self.opaque_value()
+        return found
+
+    def opaque_value(self) -> list[str]:
+        """A value past the bounds of the reading: a computed word."""
+        self.unknown += 1
+        self.opaque += 1
+        return [UNKNOWN]
 
     def reference(self, inner: str, depth: int) -> list[str]:
         if depth >= _MAX_DEPTH or self.budget <= 0:
-            self.unknown += 1
-            return [UNKNOWN]
+            return self.opaque_value()
         self.budget -= 1
         match = _FUNCTION.match(inner)
         if match is not None:
             function = _FUNCTIONS.get(match.group(1))
             if function is not None:
-                return function(self, match.group(2), depth + 1)
+                self.in_function += 1
+                try:
+                    return function(self, match.group(2) or "", depth + 1)
+                finally:
+                    self.in_function -= 1
         found: list[str] = []
         for name in self.expand(inner, depth + 1) if "$" in inner else [inner]:
             var, colon, pattern = name.partition(":")
-            values = self.variable(var.strip() if colon else name, depth)
+            if colon and "=" in pattern:  # `$(@:.o=.c)` changes the value
+                self.in_function += 1
+            try:
+                values = self.variable(var.strip() if colon else name, depth)
+            finally:
+                self.in_function -= 1 if colon and "=" in pattern else 0
             if colon and "=" in pattern:
                 old, _, new = pattern.partition("=")
                 if "%" not in old:
                     old, new = "%" + old, "%" + new
-                values = [_patsubst(old, new, v) for v in values]
+                values = [patsubst(old, new, v) for v in values]
             found.extend(values)
         return _unique(found)
 
@@ -191,8 +233,11 @@ class Expander:
         for scope in reversed(self.scopes):
             if name in scope:
                 return [scope[name]]
-        if name[:1] in _AUTOMATIC and len(name) <= 2:
-            return ["target"]  # `$@`, `$<`, `$(@D)`...
+        if name[:1] in _AUTOMATIC and len(name) <= 2:  # `$@`, `$<`, `$(@D)`...
+            if self.automatic is None:
+                return ["target"]  # no rule's
+            self.transformed = self.transformed or self.in_function > 0
+            return [self.automatic.get(name, "")]
         values = self.variables.get(name)
         if values is None:
             found = undefined(name)
@@ -229,13 +274,16 @@ def _shell(ex: Expander, arg: str, depth: int) -> list[str]:
     commands = ex.expand(arg, depth)
     ex.runs.extend(commands)
     ex.unknown += 1
+    ex.opaque += 1
     return [f"$({c})" for c in commands]
 
 
 def _eval(ex: Expander, arg: str, depth: int) -> list[str]:
-    before = ex.unknown
+    # A variable the file does not define is the owner's environment (not
+    # the agent's to set): text made of those is no unseen code.
+    before = ex.opaque
     texts = ex.expand(arg, depth)
-    if ex.unknown > before or UNKNOWN in "".join(texts):
+    if ex.opaque > before or UNKNOWN in "".join(texts):
         ex.computed = True  # make reads a text no one can see now
     for text in texts:
         ex.on_eval(text)
@@ -304,6 +352,75 @@ def _value(ex: Expander, arg: str, depth: int) -> list[str]:
     return [v.text for v in values] if values else [undefined(name)]
 
 
+def _origin(ex: Expander, arg: str, depth: int) -> list[str]:
+    """`$(origin X)`: from how the file sets X; each possibility when the
+    file does not tell (the environment or the command line may set it)."""
+    found: list[str] = []
+    for name in (n.strip() for n in ex.expand(arg, depth)):
+        how = ex.origins.get(name, "file")
+        if any(name in scope for scope in ex.scopes):
+            found.append("automatic")
+        elif name in ex.variables and how != "maybe":
+            found.append(how)
+        elif name in ENV_ALWAYS and name not in ex.variables:
+            found.append("environment")
+        else:
+            maybe = ["file", "override"] if name in ex.variables else []
+            known = ["default"] if name in BUILTINS else ["undefined"]
+            found.extend([*maybe, *known, "environment", "command line"])
+    return _unique(found)
+
+
+def _flavor(ex: Expander, arg: str, depth: int) -> list[str]:
+    """`$(flavor X)`: `recursive`, `simple` or `undefined`, as the file
+    defines X; both where it may or may not."""
+    found: list[str] = []
+    for name in (n.strip() for n in ex.expand(arg, depth)):
+        values = ex.variables.get(name)
+        if any(name in scope for scope in ex.scopes):
+            found.append("simple")
+            continue
+        if values is not None:
+            found.extend("recursive" if v.recursive else "simple" for v in values)
+        if values is None or ex.origins.get(name) == "maybe":
+            # the environment's and make's own variables are recursive
+            found.append("recursive")
+            if name not in ENV_ALWAYS and name not in BUILTINS:
+                found.append("undefined")
+    return _unique(found)
+
+
+def _intcmp(ex: Expander, arg: str, depth: int) -> list[str]:
+    """`$(intcmp A,B,LT,EQ,GT)`: the part the comparison picks; every part
+    when the numbers are not known."""
+    args = split_args(arg, 4)
+    found: list[str] = []
+    for combo in ex.each(args[:2], depth):
+        parts = args[2:]
+        if not parts:  # two arguments: the number when they are equal, else nothing
+            less, equal, greater = "", combo[0].strip(), ""
+        else:
+            less = parts[0]
+            equal = parts[1] if len(parts) > 1 else ""
+            greater = parts[2] if len(parts) > 2 else equal
+        try:
+            a, b = int(combo[0]), int(combo[1] if len(combo) > 1 else "")
+        except ValueError:
+            taken = [less, equal, greater]
+        else:
+            taken = [less if a < b else equal if a == b else greater]
+        found.extend(v for text in taken for v in ex.expand(text, depth))
+    return _unique(found)
+
+
+def _wildcard(ex: Expander, arg: str, depth: int) -> list[str]:
+    """`$(wildcard P)`: the files P names when the file runs (P itself for
+    the commands); whether any exists is not known (a conditional on it
+    may go either way)."""
+    ex.unknown += 1
+    return _unique([" ".join(t.split()) for t in ex.expand(arg, depth)])
+
+
 def _quiet(ex: Expander, arg: str, depth: int) -> list[str]:
     ex.expand(arg, depth)  # what it runs still runs
     return [""]
@@ -317,27 +434,19 @@ def _file(ex: Expander, arg: str, depth: int) -> list[str]:
     for combo in ex.each(args, depth):
         target = combo[0].strip()
         if target.startswith("<"):
-            ex.unknown += 1
-            return [UNKNOWN]
+            return ex.opaque_value()
         op = ">>" if target.startswith(">>") else ">"
         path = target.lstrip(">").strip()
         text = combo[1] if len(combo) > 1 else ""
-        ex.runs.append(f"cat {op} {shlex.quote(path)} <<'MAKE_FILE_TEXT'\n{text}\nMAKE_FILE_TEXT")
+        # `${HOME}` (the environment's) stays a reference the shell expands
+        word = path if _PLAIN_PATH.fullmatch(path) else shlex.quote(path)
+        ex.runs.append(f"cat {op} {word} <<'MAKE_FILE_TEXT'\n{text}\nMAKE_FILE_TEXT")
     return [""]
 
 
 def _unknown(ex: Expander, arg: str, depth: int) -> list[str]:
     ex.expand(arg, depth)
-    ex.unknown += 1
-    return [UNKNOWN]
-
-
-def _word(value: str) -> Callable[[Expander, str, int], list[str]]:
-    def function(ex: Expander, arg: str, depth: int) -> list[str]:
-        ex.expand(arg, depth)
-        return [value]
-
-    return function
+    return ex.opaque_value()
 
 
 def _text(function: Callable[..., str], most: int = 0) -> Callable[[Expander, str, int], list[str]]:
@@ -350,74 +459,25 @@ def _text(function: Callable[..., str], most: int = 0) -> Callable[[Expander, st
     return apply
 
 
-def _patsubst(pattern: str, replacement: str, text: str) -> str:
-    head, percent, tail = pattern.partition("%")
-    words = []
-    for word in text.split():
-        if not percent:
-            words.append(replacement if word == pattern else word)
-        elif word.startswith(head) and word.endswith(tail) and len(word) >= len(head + tail):
-            stem = word[len(head) : len(word) - len(tail)]
-            words.append(replacement.replace("%", stem, 1))
-        else:
-            words.append(word)
-    return " ".join(words)
-
-
-def _filter(keep: bool) -> Callable[..., str]:
-    def function(patterns: str, text: str = "") -> str:
-        def hit(word: str) -> bool:
-            for p in patterns.split():
-                head, percent, tail = p.partition("%")
-                if word == p or (percent and word.startswith(head) and word.endswith(tail)):
-                    return True
-            return False
-
-        return " ".join(w for w in text.split() if hit(w) is keep)
-
-    return function
-
-
-def _words_of(first: str, last: str = "", text: str = "") -> str:
-    try:
-        start, end = int(first), int(last)
-    except ValueError:
-        return UNKNOWN
-    return " ".join(text.split()[max(start, 1) - 1 : end])
-
-
-def _dir(text: str) -> str:
-    return " ".join((w.rsplit("/", 1)[0] + "/") if "/" in w else "./" for w in text.split())
-
-
-def _each_word(function: Callable[[str], str]) -> Callable[..., str]:
-    return lambda text="": " ".join(function(w) for w in text.split())
-
-
-def _nth(n: str, text: str = "") -> str:
-    words = text.split()
-    return words[int(n) - 1] if n.strip().isdigit() and 0 < int(n) <= len(words) else ""
-
-
 _FUNCTIONS: dict[str, Callable[[Expander, str, int], list[str]]] = {
     "shell": _shell, "eval": _eval, "call": _call, "foreach": _foreach, "let": _let,
     "if": _if, "or": _any_of, "and": _any_of, "value": _value, "info": _quiet,
     "warning": _quiet, "error": _quiet, "file": _file, "guile": _unknown,
-    "origin": _word("file"), "flavor": _word("recursive"), "intcmp": _word("0"),
+    "origin": _origin, "flavor": _flavor, "intcmp": _intcmp, "wildcard": _wildcard,
     "words": _text(lambda t="": str(len(t.split()))),
-    "wildcard": _text(lambda t="": t.strip()), "strip": _text(lambda t="": " ".join(t.split())),
+    "strip": _text(lambda t="": " ".join(t.split())),
     "abspath": _text(lambda t="": t.strip()), "realpath": _text(lambda t="": t.strip()),
     "subst": _text(lambda a, b="", t="": t.replace(a, b) if a else t, 2),
-    "patsubst": _text(lambda a, b="", t="": _patsubst(a.strip(), b.strip(), t), 2),
+    "patsubst": _text(lambda a, b="", t="": patsubst(a.strip(), b.strip(), t), 2),
     "findstring": _text(lambda a, t="": a if a in t else "", 1),
-    "filter": _text(_filter(True), 1), "filter-out": _text(_filter(False), 1),
+    "filter": _text(filter_words(True), 1), "filter-out": _text(filter_words(False), 1),
     "sort": _text(lambda t="": " ".join(sorted(set(t.split())))),
-    "word": _text(_nth, 1), "wordlist": _text(_words_of, 2),
+    "word": _text(nth, 1), "wordlist": _text(wordlist, 2),
     "firstword": _text(lambda t="": (t.split() or [""])[0]),
     "lastword": _text(lambda t="": (t.split() or [""])[-1]),
-    "dir": _text(_dir), "notdir": _text(_each_word(lambda w: w.rsplit("/", 1)[-1])),
-    "suffix": _text(_each_word(lambda w: "." + w.rsplit(".", 1)[1] if "." in w else "")),
-    "basename": _text(_each_word(lambda w: w.rsplit(".", 1)[0])),
+    "dir": _text(dir_of), "notdir": _text(each_word(lambda w: w.rsplit("/", 1)[-1])),
+    "suffix": _text(each_word(lambda w: "." + w.rsplit(".", 1)[1] if "." in w else "")),
+    "basename": _text(each_word(lambda w: w.rsplit(".", 1)[0])),
     "addsuffix": _text(lambda s, t="": " ".join(w + s for w in t.split()), 1),
     "addprefix": _text(lambda p, t="": " ".join(p + w for w in t.split()), 1),
     "join": _text(lambda a, b="": " ".join(map(str.__add__, a.split(), b.split())), 1),

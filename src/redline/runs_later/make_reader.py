@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import shlex
 
+from redline.runs_later.make_automatic import MARKS, NAMES, NO_RULE, Rule, marked, scopes, unmarked
 from redline.runs_later.make_expand import (
     UNKNOWN,
     Expander,
@@ -25,6 +26,7 @@ from redline.runs_later.make_expand import (
     product,
     undefined,
 )
+from redline.runs_later.make_lines import split_line, top_level_partition, without_comment
 from redline.shell.lazy_regex import lazy_regex
 
 _CONDITIONAL = lazy_regex(r"\s*(?:ifeq|ifneq|ifdef|ifndef)\b")
@@ -34,13 +36,18 @@ _DEFINE = lazy_regex(
 )
 _ENDEF = lazy_regex(r"\s*endef\b")
 _MODIFIERS = frozenset({"override", "export", "private", "unexport"})
-_OPERATORS = ("::=", ":::=", ":=", "+=", "?=", "!=", "=")
 # `.SHELLFLAGS` words of a plain shell: options only (`-eu -o pipefail -c`).
 _SHELL_OPTION = lazy_regex(r"-[a-zA-Z]+|--[a-z-]+|[a-z]+")
 _WHICH_SHELL = lazy_regex(r"\$\((?:which|command -v|type -p)\s+(\S+)\)")
 _MAX_EVALS = 8
-_FIRST_MARK = lazy_regex(r"[=:]")
+# `$(eval)` inside `$(eval)`...: past this nesting, text no reading follows.
+_MAX_EVAL_DEPTH = 8
 _QUOTED_PAIR = lazy_regex(r"""(["'])(.*?)\1\s+(["'])(.*?)\3""")
+
+
+# A rule a recipe belongs to: its targets, its prerequisites' texts (read
+# once), and whether they are expanded a second time.
+Context = tuple[str, tuple[str, ...], bool]
 
 
 class Makefile:
@@ -51,6 +58,9 @@ class Makefile:
         self.variables: dict[str, list[Value]] = {}
         self.expander = Expander(self.variables, self._eval)
         self.recipes: list[list[str]] = []
+        # The rule each recipe belongs to (its automatic variables), if any.
+        self.rules: list[Context | None] = []
+        self.second_expansion = False
         self.current: list[str] | None = None
         self.prefix = "\t"
         self.oneshell = False
@@ -59,6 +69,7 @@ class Makefile:
         self.branches: list[list[str]] = []
         self.overridden: set[str] = set()
         self.evals = 0
+        self.eval_depth = 0
 
     # -- reading ------------------------------------------------------------
 
@@ -83,9 +94,12 @@ class Makefile:
                     if self.current is None:
                         self.current = []
                         self.recipes.append(self.current)
+                        self.rules.append(None)
                     self.current.append(line[1:])
                 continue
-            code = _without_comment(line).strip()
+            code = without_comment(line).strip()
+            if code.startswith(".RECIPEPREFIX"):  # make keeps a value's trailing spaces
+                code = without_comment(line).lstrip()
             if not code or self._conditional(code) or (self.skipping and not _DEFINE.match(code)):
                 continue
             match = _DEFINE.match(code)
@@ -152,35 +166,55 @@ class Makefile:
         return "yes" if same.pop() is (word == "ifeq") else "no"
 
     def _directive(self, code: str) -> None:
-        word = code.split(None, 1)[0]
-        if word in ("include", "-include", "sinclude", "vpath", "undefine") or (
+        words = code.split()
+        word = words[0]
+        if "undefine" in words[:2] and (word == "undefine" or word in _MODIFIERS):
+            self.current = None
+            names = code.split("undefine", 1)[1]
+            for name in " ".join(self.expander.expand(names)).split():
+                self._undefine(name, word == "override")
+            return
+        if word in ("include", "-include", "sinclude", "vpath") or (
             word in ("export", "unexport") and "=" not in code
         ):
             self.current = None
             self.expander.expand(code)
             return
-        kind, left, op, right = _split(code)
+        kind, left, op, right = split_line(code)
         if kind == "assign":
             self.current = None
             self._assignment(left, op, right, False)
         elif kind == "rule":
             self._rule(left, right)
         elif "$" in code:
-            for text in self.expander.expand(code):
-                if text.strip():
-                    self._eval(text)  # a line that expands to a rule or a definition
+            ex = self.expander
+            before = ex.opaque
+            texts = ex.expand(code)
+            if ex.opaque > before or UNKNOWN in "".join(texts):
+                ex.computed = True  # a line made of text no one can see now
+            for text in texts:
+                # A line that expands to a rule or a definition; one that
+                # expands to itself (`${FOO}`, the environment's) says no more.
+                if text.strip() and text.strip() != code.strip():
+                    self._eval(text)
 
     def _rule(self, targets: str, rest: str) -> None:
         names = " ".join(self.expander.expand(targets))
-        if ".ONESHELL" in names.split():
-            self.oneshell = True
-        kind, left, op, right = _split(rest)
+        if ".ONESHELL" in names or ".SECONDEXPANSION" in names:
+            special = names.split()
+            self.oneshell = self.oneshell or ".ONESHELL" in special
+            self.second_expansion = self.second_expansion or ".SECONDEXPANSION" in special
+        kind, left, op, right = split_line(rest)
         if kind == "assign":  # `target: VAR = value`: for that target only
             self._assignment(left, op, right, True)
-        head, semicolon, inline = _top_level_partition(rest, ";")
-        self.expander.expand(head)  # prerequisites run their `$(shell ...)`
+        head, semicolon, inline = top_level_partition(rest, ";")
+        # `objs: %.o: %.c`, a static pattern rule: its prerequisites follow the pattern
+        _, pattern, static = top_level_partition(head, ":") if ":" in head else ("", "", "")
+        words = self.expander.expand(static if pattern else head)  # run their `$(shell ...)`
         self.current = []
         self.recipes.append(self.current)
+        context = (names, tuple(words), self.second_expansion)
+        self.rules.append(None if kind == "assign" else context)
         if semicolon and inline.strip():
             self.current.append(inline)
 
@@ -188,8 +222,9 @@ class Makefile:
         words = left.split()
         override = "override" in words
         name_text = " ".join(w for w in words if w not in _MODIFIERS) or left.strip()
+        value = right.lstrip() if name_text == ".RECIPEPREFIX" else right.strip()
         for name in self.expander.expand(name_text):
-            self.assign(name.strip(), op, right.strip(), override, maybe)
+            self.assign(name.strip(), op, value, override, maybe)
 
     def assign(self, name: str, op: str, raw: str, override: bool, maybe: bool = False) -> None:
         """One definition, as make applies it."""
@@ -199,8 +234,12 @@ class Makefile:
             maybe = True  # make keeps an `override` value: count both
         if override:
             self.overridden.add(name)
+        origins = self.expander.origins
+        maybe = maybe or any(state == "maybe" for state, _ in self.branches)
         if op == "?=" and old is not None:
-            return
+            if origins.get(name) != "maybe":
+                return
+            maybe = True  # it may be unset here: `?=` may apply
         if op in (":=", "::=", ":::="):
             new = [Value(t, False) for t in ex.expand(raw)]
         elif op == "!=":
@@ -216,9 +255,12 @@ class Makefile:
                     new.extend(Value(f"{value.text} {t}", False) for t in ex.expand(raw))
         else:
             new = [Value(raw, True)]
-        if maybe or any(state == "maybe" for state, _ in self.branches):
+        if maybe:
             before = old if old is not None else [Value(default(name), False)]
             new = list(dict.fromkeys([*before, *new]))
+            origins[name] = "maybe"
+        else:
+            origins[name] = "override" if override else "file"
         if len(new) > 8:
             new = [*new[:7], Value(UNKNOWN, False)]
         self.variables[name] = new
@@ -226,17 +268,38 @@ class Makefile:
             first = "".join(ex.expand(raw))[:1]
             self.prefix = first or "\t"
 
+    def _undefine(self, name: str, override: bool) -> None:
+        """`undefine X`: X is unset (an `override` value stays unless the
+        `undefine` is one too); where it may not apply, X may be either."""
+        if name in self.overridden and not override:
+            return
+        if self.skipping:
+            return
+        origins = self.expander.origins
+        if any(state == "maybe" for state, _ in self.branches):
+            values = self.variables.get(name)
+            if values is not None:
+                origins[name] = "maybe"
+                self.variables[name] = list(dict.fromkeys([*values, Value(default(name), False)]))
+            return
+        self.variables.pop(name, None)
+        origins.pop(name, None)
+
     def _eval(self, text: str) -> None:
         """`$(eval TEXT)`: TEXT read as makefile lines, here."""
         from redline.runs_later.make_syntax import logical_lines
 
-        if self.evals >= _MAX_EVALS * 64:
+        if self.evals >= _MAX_EVALS * 64 or self.eval_depth >= _MAX_EVAL_DEPTH:
             self.expander.computed = True
             return
         self.evals += 1
+        self.eval_depth += 1
         current, self.current = self.current, None
-        self.read(logical_lines(text))
-        self.current = current
+        try:
+            self.read(logical_lines(text))
+        finally:
+            self.current = current
+            self.eval_depth -= 1
 
     # -- what runs -----------------------------------------------------------
 
@@ -246,26 +309,88 @@ class Makefile:
         ex = self.expander
         found = list(ex.runs)
         shells = self._shell_wrappers()
-        done: dict[str, tuple[list[str], list[str]]] = {}
+        done: dict[str, tuple[list[str], list[str], frozenset[str] | None]] = {}
+        bound: dict[tuple[str, object], tuple[list[str], list[str]]] = {}
         k = 0
         while k < len(self.recipes):  # an `$(eval)` in a recipe may add recipes
-            recipe = self.recipes[k]
+            recipe, context = self.recipes[k], self.rules[k]
             k += 1
+            rule: Rule | None = None
             for raw in ["\n".join(recipe)] if self.oneshell else recipe:
                 known = done.get(raw)
                 if known is None:
-                    start = len(ex.runs)
-                    lines = self._lines(raw)
-                    known = done[raw] = (ex.runs[start:], lines)
-                found.extend(known[0])
+                    if "$" in raw:
+                        known = self._marked_lines(raw)
+                    else:
+                        known = ([], self._lines(raw), frozenset())
+                    done[raw] = known
+                runs, lines, names = known
+                if names is None:  # an automatic variable went through a function
+                    key = (raw, context)
+                    if key not in bound:
+                        bound[key] = self._bound_lines(raw, context)
+                    runs, lines = bound[key]
+                elif names:
+                    rule = rule or self._rule_of(context)
+                    runs = unmarked(runs, rule, names) if runs else runs
+                    lines = unmarked(lines, rule, names)
+                found.extend(runs)
                 if shells == [None]:
-                    found.extend(known[1])
+                    found.extend(lines)
                     continue
-                for line in known[1]:
+                for line in lines:
                     found.extend(line if w is None else f"{w} {shlex.quote(line)}" for w in shells)
         if ex.computed:
             found.append(UNKNOWN)  # make reads text no one can see now
         return found
+
+    def _marked_lines(self, raw: str) -> tuple[list[str], list[str], frozenset[str] | None]:
+        """A recipe line expanded once, its automatic variables marked: what
+        it runs as it expands, its lines, and the automatic variables they
+        hold (`None` when one went through a function: expand for each run)."""
+        ex = self.expander
+        start = len(ex.runs)
+        ex.automatic, ex.transformed = MARKS, False
+        try:
+            lines = self._lines(raw)
+        finally:
+            ex.automatic = None
+        runs = ex.runs[start:]
+        del ex.runs[start:]
+        return runs, lines, None if ex.transformed else marked([*runs, *lines])
+
+    def _rule_of(self, context: Context | None) -> Rule:
+        """The rule whose runs a recipe line makes (its targets' and
+        prerequisites' words), the prerequisites expanded a second time
+        under `.SECONDEXPANSION:`."""
+        if context is None:
+            return NO_RULE
+        names, texts, second = context
+        if second:
+            texts = tuple(t for text in texts for t in self.expander.expand(text))
+        if not any("|" in text for text in texts):
+            normal = " ".join(texts).split()
+            return Rule(tuple(names.split()), tuple(dict.fromkeys(normal)), ())
+        parts = [top_level_partition(text, "|") for text in texts]
+        normal = [w for part in parts for w in part[0].split()]
+        order = [w for part in parts for w in part[2].split()]
+        return Rule(tuple(names.split()), tuple(dict.fromkeys(normal)), tuple(order))
+
+    def _bound_lines(self, raw: str, context: Context | None) -> tuple[list[str], list[str]]:
+        """A recipe line expanded for each run of its rule (each target),
+        with the automatic variables of that run bound."""
+        ex = self.expander
+        start = len(ex.runs)
+        found: list[str] = []
+        for scope in scopes(self._rule_of(context), frozenset(NAMES)):
+            ex.scopes.append(scope)
+            try:
+                found.extend(self._lines(raw))
+            finally:
+                ex.scopes.pop()
+        runs = ex.runs[start:]
+        del ex.runs[start:]
+        return runs, list(dict.fromkeys(found))
 
     def _lines(self, raw: str) -> list[str]:
         """A recipe line's commands: each variant, each line of it (a
@@ -332,65 +457,3 @@ def plain_flags(value: str) -> bool:
         and words[-1].endswith("c")
         and all(_SHELL_OPTION.fullmatch(w) for w in words)
     )
-
-
-def _without_comment(line: str) -> str:
-    """A makefile line less its comment (`#` outside `$(...)`, not `\\#`)."""
-    if "#" not in line:
-        return line
-    level = 0
-    for k, char in enumerate(line):
-        if char in "({" and k and line[k - 1] == "$":
-            level += 1
-        elif char in ")}" and level:
-            level -= 1
-        elif char == "#" and not level and (not k or line[k - 1] != "\\"):
-            return line[:k]
-    return line
-
-
-def _top_level_partition(text: str, separator: str) -> tuple[str, str, str]:
-    """`text.partition(separator)`, at a separator outside `$(...)`."""
-    if "$" not in text:
-        return text.partition(separator)
-    k = 0
-    while k < len(text):
-        char = text[k]
-        if char == "$" and k + 1 < len(text) and text[k + 1] in "({":
-            close = matching(text, k + 1)
-            k = close + 1 if close > 0 else len(text)
-            continue
-        if char == separator:
-            return text[:k], separator, text[k + 1 :]
-        k += 1
-    return text, "", ""
-
-
-def _split(code: str) -> tuple[str, str, str, str]:
-    """What a line is: `("assign", NAME, OP, VALUE)`, `("rule", TARGETS,
-    "", REST)`, or `("", "", "", "")`, read at the first `=` or `:` outside
-    `$(...)` as make does."""
-    k = 0
-    n = len(code)
-    if "$" not in code:  # no reference to step over: the first `=` or `:`
-        first = _FIRST_MARK.search(code)
-        if first is None:
-            return "", "", "", ""
-        k = first.start()
-    while k < n:
-        char = code[k]
-        if char == "$" and k + 1 < n and code[k + 1] in "({":
-            close = matching(code, k + 1)
-            k = close + 1 if close > 0 else n
-            continue
-        if char == "=":
-            op = code[k - 1] + "=" if k and code[k - 1] in "+?!" else "="
-            return "assign", code[: k + 1 - len(op)], op, code[k + 1 :]
-        if char == ":":
-            for op in _OPERATORS:
-                if code.startswith(op, k):
-                    return "assign", code[:k], op, code[k + len(op) :]
-            rest = code[k + 2 :] if code.startswith("::", k) else code[k + 1 :]
-            return "rule", code[:k], "", rest
-        k += 1
-    return "", "", "", ""

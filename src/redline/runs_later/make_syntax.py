@@ -48,7 +48,9 @@ def _remembered(text: str, just: bool) -> list[str]:
     entry = _Last.entry
     if entry is not None and entry[1] is just and entry[0] == text:
         return list(entry[2])
-    found = _just_commands(text) if just else _make_commands(text)
+    from redline.runs_later.unreadable import commands_or_unknown
+
+    found = commands_or_unknown(_just_commands if just else _make_commands, text) or []
     _Last.entry = (text, just, tuple(found))
     return found
 
@@ -68,7 +70,8 @@ def definition_values(text: str) -> list[str]:
 
     makefile = Makefile()
     makefile.read(logical_lines(text.replace("\r\n", "\n")))
-    return [v for name in makefile.variables for v in makefile.expander.variable(name, 0)]
+    names = list(makefile.variables)  # an `$(eval)` in a value may define more
+    return [v for name in names for v in makefile.expander.variable(name, 0)]
 
 
 def just_commands(text: str) -> list[str]:

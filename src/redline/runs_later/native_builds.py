@@ -86,26 +86,79 @@ def _gyp_argv(text: str) -> str:
 
 
 def meson_commands(text: str) -> list[str]:
-    """`run_command(...)` and the `command: [...]` lists of a `meson.build`."""
+    """`run_command(...)`, the `command: [...]` lists, `test(NAME, PROGRAM,
+    args: [...])` and `generator(PROGRAM, arguments: [...])` of a
+    `meson.build`; a variable assigned a list or string is its value, and
+    `'a' + 'b'` one string."""
+    text = _joined_strings(text)
+    variables = _meson_variables(text)
     found: list[str] = []
     for match in _MESON_CALL.finditer(text):
         start = match.end()
         opener = text[start] if start < len(text) else ""
         closer = "]" if opener == "[" else ")"
         inside = _bracketed(text, start + 1 if opener == "[" else start, closer)
-        words: list[str] = []
-        for item in _MESON_ITEM.finditer(inside):
-            if item.group("key"):
-                break  # keyword arguments (`check: false`) end the command's words
-            if item.group("string"):
-                words.append(_meson_string(item.group("string")))
-            elif item.group("program"):
-                words.append(item.group(3))
-            elif item.group("other") and item.group("other").strip():
-                words.append("value")
+        words = _meson_words(inside, variables)
         if words:
             found.append(shlex.join(words))
+    for match in _MESON_RUNNER.finditer(text):
+        inside = _bracketed(text, match.end(), ")")
+        words = _meson_words(inside, variables)
+        named = match.group(1) != "generator"  # `test(NAME, PROGRAM, args: [...])`
+        program = words[1:2] if named else words[:1]
+        key = "args" if named else "arguments"
+        listed = _MESON_KEY_LIST.search(inside)
+        arguments = []
+        if listed is not None and listed.group(1) == key:
+            arguments = _meson_words(_bracketed(inside, listed.end(), "]"), variables)
+        if program:
+            found.append(shlex.join([*program, *arguments]))
     return found
+
+
+_MESON_RUNNER = lazy_regex(r"\b(test|benchmark|generator)\s*\(")
+_MESON_KEY_LIST = lazy_regex(r"\b(args|arguments)\s*:\s*\[")
+_MESON_CONCAT = lazy_regex(r"'((?:[^'\\\n]|\\.)*)'\s*\+\s*'((?:[^'\\\n]|\\.)*)'")
+_MESON_ASSIGN = lazy_regex(r"^[ \t]*([A-Za-z_]\w*)[ \t]*=[ \t]*(?=[\['f])", flags=8)  # MULTILINE
+
+
+def _joined_strings(text: str) -> str:
+    """`'rm -rf ' + '/home/me'` read as the one string it makes."""
+    for _ in range(16):
+        joined = _MESON_CONCAT.sub(r"'\1\2'", text)
+        if joined == text:
+            break
+        text = joined
+    return text
+
+
+def _meson_variables(text: str) -> dict[str, list[str]]:
+    """Variables assigned a list, a string or a program: their words."""
+    found: dict[str, list[str]] = {}
+    for match in _MESON_ASSIGN.finditer(text):
+        start = match.end()
+        if text[start] == "[":
+            value = _bracketed(text, start + 1, "]")
+        else:
+            end = text.find("\n", start)
+            value = text[start : end if end >= 0 else len(text)]
+        found[match.group(1)] = _meson_words(value, found)
+    return found
+
+
+def _meson_words(inside: str, variables: dict[str, list[str]]) -> list[str]:
+    words: list[str] = []
+    for item in _MESON_ITEM.finditer(inside):
+        if item.group("key"):
+            break  # keyword arguments (`check: false`) end the command's words
+        if item.group("string"):
+            words.append(_meson_string(item.group("string")))
+        elif item.group("program"):
+            words.append(item.group(3))
+        elif item.group("other") and item.group("other").strip():
+            name = item.group("other").strip()
+            words.extend(variables.get(name, ["value"]))
+    return words
 
 
 def _bracketed(text: str, start: int, closer: str) -> str:
@@ -139,7 +192,7 @@ def task_commands(text: str) -> list[str]:
 
     from redline.runs_later.formats import python_commands
 
-    found = python_commands(text)
+    found = python_commands(text) + _named_commands(text)
     for match in _CONTEXT_CALL.finditer(text):
         try:
             value = ast.literal_eval(match.group(1))
@@ -147,3 +200,44 @@ def task_commands(text: str) -> list[str]:
             value = match.group(1)[1:-1]
         found.append(str(value))
     return found
+
+
+def _named_commands(text: str) -> list[str]:
+    """`cmd = 'rm -rf ' + '~'` / `ctx.run(cmd)`: a task's `run`, `local`,
+    `sudo` given a variable assigned a string (or strings added)."""
+    import ast
+
+    try:
+        tree = ast.parse(text)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return []
+    strings: dict[str, str] = {}
+    found: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target, value = node.targets[0], _literal(node.value)
+            if isinstance(target, ast.Name) and value is not None:
+                strings[target.id] = value
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in ("run", "local", "sudo")
+            and node.args
+            and isinstance(node.args[0], ast.Name)
+            and node.args[0].id in strings
+        ):
+            found.append(strings[node.args[0].id])
+    return found
+
+
+def _literal(node: object) -> str | None:
+    """A string constant, or strings added: its text."""
+    import ast
+
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add):
+        left, right = _literal(node.left), _literal(node.right)
+        return None if left is None or right is None else left + right
+    return None

@@ -68,7 +68,8 @@ _SHELL_SUFFIXES = (".sh", ".bash", ".zsh", ".ksh", ".command")
 
 
 _CONFIG_BY_NAME = {
-    ".gitconfig": GIT_CONFIG, ".npmrc": NPMRC, "npmrc": NPMRC, ".yarnrc.yml": YARNRC,
+    ".gitconfig": GIT_CONFIG, ".gitmodules": GIT_CONFIG, ".npmrc": NPMRC, "npmrc": NPMRC,
+    ".yarnrc.yml": YARNRC,
     ".yarnrc.yaml": YARNRC, ".yarnrc": YARNRC, "binding.gyp": GYP, "cmakelists.txt": CMAKE,
     "meson.build": MESON, "meson_options.txt": MESON, "tasks.py": PYTHON_TASKS,
     "fabfile.py": PYTHON_TASKS, "hatch_build.py": PYTHON,
@@ -84,8 +85,10 @@ def format_of(path: str) -> str | None:
         if found == CRONTAB and lowered.startswith("/etc/"):
             return SYSTEM_CRONTAB
         return found
-    if name.endswith(".mk"):
-        return MAKE
+    if name.endswith((".mk", ".mak")) or name.startswith("makefile.") or name == "bsdmakefile":
+        return MAKE  # included makefiles, `Makefile.am`/`.in` (automake copies their rules)
+    if name.endswith(".just"):
+        return JUST  # a module (`mod.just`, `tools.just`) or an imported file
     if name.endswith((".rake", ".gemspec")):
         return RUBY
     if name.endswith((".gradle", ".gradle.kts")):
@@ -129,8 +132,12 @@ def _config_format(path: str, name: str) -> str | None:
         return CMAKE
     if name in ("config", "config.worktree") and (path.startswith(".git/") or "/.git/" in path):
         return GIT_CONFIG  # also a submodule's `.git/modules/NAME/config`
-    if (name == "config" and path.endswith("/git/config")) or path == "/etc/gitconfig":
-        return GIT_CONFIG
+    if (name == "config" and path.endswith(("/git/config", ".git/config"))) or (
+        path == "/etc/gitconfig"
+    ):
+        return GIT_CONFIG  # also a bare repository's `NAME.git/config`
+    if name.startswith(".gitconfig"):
+        return GIT_CONFIG  # `.gitconfig.local` and the like, included by `include.path`
     return None
 
 
