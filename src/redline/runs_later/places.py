@@ -46,6 +46,9 @@ MAVEN = "maven"  # `pom.xml`: the exec and antrun plugins
 COMPOSER = "composer"  # `composer.json` scripts
 DENO = "deno"  # `deno.json` tasks
 
+# A copy kept aside (`Makefile.bak`) is not what `make` or an `include` reads.
+_KEPT_COPIES = (".bak", ".orig", ".old", ".rej", ".swp", "~", ".sample", ".example")
+
 _BY_NAME = {
     "makefile": MAKE, "gnumakefile": MAKE, "justfile": JUST, ".justfile": JUST,
     "taskfile.yml": TASKFILE, "taskfile.yaml": TASKFILE, "taskfile.dist.yml": TASKFILE,
@@ -85,7 +88,11 @@ def format_of(path: str) -> str | None:
         if found == CRONTAB and lowered.startswith("/etc/"):
             return SYSTEM_CRONTAB
         return found
-    if name.endswith((".mk", ".mak")) or name.startswith("makefile.") or name == "bsdmakefile":
+    if (
+        name.endswith((".mk", ".mak"))
+        or (name.startswith("makefile.") and not name.endswith(_KEPT_COPIES))
+        or name == "bsdmakefile"
+    ):
         return MAKE  # included makefiles, `Makefile.am`/`.in` (automake copies their rules)
     if name.endswith(".just"):
         return JUST  # a module (`mod.just`, `tools.just`) or an imported file
