@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from redline.decision import Verdict
 from redline.gate.actions import ToolCall
 from redline.gate.world import World
 from redline.gatekeeper import Gate
@@ -146,3 +147,35 @@ def test_another_threads_depth_never_hides_a_file() -> None:
     finally:
         leave.set()
         other.join(10)
+
+
+PAST_THE_PART_READ = {
+    "a makefile's recipe": ("Makefile", "all:\n" + "\techo hello world\n" * 20000 + "\trm -rf ~\n"),
+    "after a long comment": ("Makefile", "# " + "x" * 300_000 + "\nall:\n\trm -rf ~\n"),
+    "git's config": (".git/config", "# " + "x" * 300_000 + "\n[core]\n\tpager = rm -rf ~\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(PAST_THE_PART_READ))
+def test_what_lies_past_the_part_the_judge_reads_is_not_allowed(name: str, tmp_path: Path) -> None:
+    """The judge reads a file's first 256 KB: a file longer than that is asked
+    (the rest is unseen), never allowed for what its start holds."""
+    relative, text = PAST_THE_PART_READ[name]
+    gate = _gate(tmp_path)
+    decision = gate.check(ToolCall("Write", {"file_path": f"/srv/app/{relative}", "content": text}))
+    assert decision.verdict is not Verdict.ALLOW
+
+
+def test_a_reader_that_fails_does_not_lower_a_hard_line(tmp_path: Path) -> None:
+    """500 nested parentheses make the justfile reader fail: the file is
+    asked, and a hard line on any of its lines is still denied."""
+    deep = "x := " + "(" * 500 + "'a'" + ")" * 500 + "\n"
+    gate = _gate(tmp_path)
+    wipe = ToolCall(
+        "Write", {"file_path": "/srv/app/justfile", "content": deep + "all:\n    rm -rf ~\n"}
+    )
+    fine = ToolCall(
+        "Write", {"file_path": "/srv/app/justfile", "content": deep + "all:\n    echo hi\n"}
+    )
+    assert gate.check(wipe).verdict is Verdict.DENY
+    assert gate.check(fine).verdict is Verdict.ASK

@@ -81,6 +81,8 @@ OUTPUTS: dict[str, Output] = {
             "request",
         ),
         (
+            "-o",
+            "--output",
             "-D",
             "--dump-header",
             "-c",
@@ -94,7 +96,7 @@ OUTPUTS: dict[str, Output] = {
     "wget": Output(
         "OoaPUeTt",
         ("output-document", "output-file", "append-output"),
-        ("-o", "--output-file", "-a", "--append-output"),
+        ("-O", "--output-document", "-o", "--output-file", "-a", "--append-output"),
     ),
     "pg_dump": _PG_DUMP,
     "pg_dumpall": _PG_DUMP,
@@ -110,6 +112,9 @@ OUTPUTS: dict[str, Output] = {
     "ld": _CC,
     "rustc": Output("oLlC", ("out-dir", "crate-name", "edition", "target"), ("-o",)),
     "sponge": Output("", (), (), operand=0),
+    "zstd": Output("oTL", ("output", "threads"), ("-o", "--output")),
+    "lz4": Output("B", (), (), operand=1),
+    "pv": Output("LsiNo", ("rate-limit", "size", "interval", "name", "output"), ("-o", "--output")),
     "script": Output(
         "cEIOqT",
         ("command", "log-io", "log-out", "log-in", "log-timing"),

@@ -189,7 +189,11 @@ def judge(path: str, text: str, cwd: str | None, whole: bool = True) -> list[Fin
         return []
     _depths[me] = depth + 1
     try:
-        return _judge(kind, text[:MAX_TEXT], _folder(path, cwd), whole, depth + 1)
+        found = _judge(kind, text[:MAX_TEXT], _folder(path, cwd), whole, depth + 1)
+        if len(text) > MAX_TEXT:  # what is past the part read is unseen: asked
+            why = f"longer than the {MAX_TEXT // 1024} KB the judge reads: the rest is unseen"
+            found.append(Finding(DANGEROUS, "", why, path))
+        return found
     finally:
         if depth:
             _depths[me] = depth

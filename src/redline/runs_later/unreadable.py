@@ -15,11 +15,15 @@ UNREADABLE = "${REDLINE_UNREADABLE_FILE}"
 
 
 def commands_or_unknown(reader: Callable[[str], list[str] | None], text: str) -> list[str] | None:
-    """`reader(text)`, or one unknown command when the reader raises."""
+    """`reader(text)`, or when the reader raises: one unknown command and
+    each line of the text as a command of its own (the verdict is the
+    strictest: a hard line on any line is not lowered to an ask by the
+    failure, however the file made the reader fail)."""
     try:
         return reader(text)
     except Exception:  # noqa: BLE001 - any failure of a reader is an unknown, asked
-        return [UNREADABLE]
+        lines = (line.strip() for line in text.splitlines())
+        return [UNREADABLE, *(line for line in lines if line and not line.startswith("#"))]
 
 
 def unseen_or_unknown(
