@@ -20,7 +20,7 @@ TYPE_CHECKING = False  # not `typing`'s: kept off the hook's start (ADR 0004)
 if TYPE_CHECKING:
     import re
 
-_CALL = lazy_regex(r"([A-Za-z_]\w*)[ \t]*\(")
+_CALL = lazy_regex(r"(?<!\w)([A-Za-z_]\w*)[ \t]*\(")  # from a word's start: linear
 _ARG = lazy_regex(
     r"\s*(?:(?P<bracket>\[(=*)\[.*?\]\2\])|(?P<quoted>\"(?:[^\"\\]|\\.)*\")"
     r"|(?P<comment>#[^\n]*)|(?P<open>\()|(?P<close>\))|(?P<word>(?:[^\s()\"#\\]|\\.)+))",
