@@ -294,7 +294,6 @@ HARDLINES: tuple[Rule, ...] = (
             "sort -o /dev/sda image.txt",
             "gcc -o /dev/nvme0n1 x.c",
             "curl -o /dev/sda https://example.com/image",
-            "wget -O /dev/nvme0n1 https://example.com/image",
             "zstd -d image.zst -o /dev/sda",
             "sudo install -m 644 x /dev/vda",
             "ddrescue in.img /dev/sdc",
