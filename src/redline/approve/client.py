@@ -275,13 +275,7 @@ def _ask(
             return service_timeout(bound)
         return unreachable(str(err))
     if status != 200 or not isinstance(reply, dict):
-        problem = reply.get("error") if isinstance(reply, dict) else None
-        return Decision(
-            Verdict.DENY,
-            reason=f"the approval service refused the call: {problem or f'status {status}'}",
-            repair="fix the call as the reason says",
-            code="gate-refused",
-        )
+        return refused(status, reply)
     try:
         if reply.get("status") == "answered":
             return from_answer(verify(reply, pinned, request=None, nonce=nonce, call=digest))
@@ -487,3 +481,14 @@ def handle_service(
         return adapter.render(call, decision, settings)
     except Exception as error:  # noqa: BLE001 - fail closed on anything
         return failed(adapter, error)
+
+
+def refused(status: int, reply: Any) -> Decision:
+    """The deny for a call the service did not take (its status and error)."""
+    problem = reply.get("error") if isinstance(reply, dict) else None
+    return Decision(
+        Verdict.DENY,
+        reason=f"the approval service refused the call: {problem or f'status {status}'}",
+        repair="fix the call as the reason says",
+        code="gate-refused",
+    )

@@ -23,6 +23,7 @@ from redline.approve.client import (
     call_digest,
     from_answer,
     pinned_key,
+    refused,
     unreachable,
     unverified,
     verify,
@@ -32,7 +33,7 @@ from redline.approve.paths import ServicePaths
 from redline.approve.run_settings import STALE
 from redline.approve.wire import DECIDE_TIMEOUT_S, Disconnected, Unreachable, exchange
 from redline.deadline import Deadline
-from redline.decision import Decision, Verdict
+from redline.decision import Decision
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -83,12 +84,7 @@ def decide_run(
     if status == 400 and problem:
         raise ValueError(str(problem))
     if status != 200 or not isinstance(reply, dict):
-        return Decision(
-            Verdict.DENY,
-            reason=f"the approval service refused the call: {problem or f'status {status}'}",
-            repair="fix the call as the reason says",
-            code="gate-refused",
-        )
+        return refused(status, reply)
     try:
         if reply.get("status") == "answered":
             body = verify(reply, pinned, request=None, nonce=nonce, call=digest, run=run)

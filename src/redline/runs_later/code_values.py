@@ -8,12 +8,12 @@ make reader does): the command is still judged by what is known of it.
 
 from __future__ import annotations
 
+from redline.shell.code_tokens import unescape
 from redline.shell.lazy_regex import lazy_regex
 
 UNKNOWN = "value"
 # `"..."` or `'...'` with backslash escapes; a Rust raw string `r"..."`, `r#"..."#`.
 STRING = lazy_regex(r"""r(#*)"(.*?)"\1|"((?:[^"\\]|\\.)*)"|'((?:[^'\\]|\\.)*)'""", flags=16)
-_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "'": "'", "0": "\0", "$": "$"}
 _PAIRS = {"(": ")", "[": "]", "{": "}"}
 
 
@@ -27,22 +27,6 @@ def literal(text: str) -> str | None:
         return match.group(2)
     body = match.group(3) if match.group(3) is not None else match.group(4)
     return unescape(body or "")
-
-
-def unescape(body: str) -> str:
-    if "\\" not in body:
-        return body
-    out: list[str] = []
-    k = 0
-    while k < len(body):
-        char = body[k]
-        if char == "\\" and k + 1 < len(body):
-            out.append(_ESCAPES.get(body[k + 1], body[k + 1]))
-            k += 2
-            continue
-        out.append(char)
-        k += 1
-    return "".join(out)
 
 
 def closing(text: str, start: int) -> int:

@@ -78,6 +78,12 @@ def _string(text: str, family: str) -> Value:
         return None
     if quote == "`" and family not in ("node", "nodejs", "bun", "deno"):
         return None  # a command's output, not a string
+    return unescape(body, single=quote == "'")
+
+
+def unescape(body: str, single: bool = False) -> str:
+    """A string literal's body with its escapes read (`\\n`, `\\"`...); in
+    single quotes only `\\'` and `\\\\` are escapes."""
     if "\\" not in body:
         return body
     out: list[str] = []
@@ -86,7 +92,7 @@ def _string(text: str, family: str) -> Value:
         char = body[k]
         if char == "\\" and k + 1 < len(body):
             following = body[k + 1]
-            literal = quote == "'" and following not in ("'", "\\")
+            literal = single and following not in ("'", "\\")
             out.append(char + following if literal else _ESCAPES.get(following, following))
             k += 2
             continue
