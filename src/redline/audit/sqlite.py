@@ -82,6 +82,26 @@ def _now() -> str:
     return format_epoch(time.time())
 
 
+# Openings that meet a busy new file try again this often, this far apart.
+_OPEN_TRIES = 25
+_OPEN_PAUSE_S = 0.02
+
+
+def _prepare(conn: sqlite3.Connection, synchronous: str) -> None:
+    """WAL, the durability asked for, and the schema on a new file."""
+    conn.execute("PRAGMA journal_mode=WAL")
+    conn.execute(f"PRAGMA synchronous={synchronous}")
+    if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'entries'").fetchone():
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            for statement in _SCHEMA:
+                conn.execute(statement)
+            conn.execute("COMMIT")
+        except sqlite3.Error:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
 class SqliteStore:
     """A log in one SQLite file. Use `SqliteStore.open(url)` or `open_store`.
 
@@ -121,21 +141,24 @@ class SqliteStore:
             )
         except (OSError, sqlite3.Error) as err:
             raise _unavailable(path, err) from err
-        try:
-            conn.execute("PRAGMA journal_mode=WAL")
-            conn.execute(f"PRAGMA synchronous={synchronous}")
-            if not conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'entries'").fetchone():
-                conn.execute("BEGIN IMMEDIATE")
-                for statement in _SCHEMA:
-                    conn.execute(statement)
-                conn.execute("COMMIT")
-            if deadline is not None:  # the deadline bounded the opening only
-                conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
-        except sqlite3.Error as err:
-            conn.close()
-            if isinstance(err, sqlite3.OperationalError) and _busy(err):
-                raise LogBusy(path) from None
-            raise _unavailable(path, err) from err
+        for attempt in range(_OPEN_TRIES):
+            try:
+                _prepare(conn, synchronous)
+                break
+            except sqlite3.Error as err:
+                busy = isinstance(err, sqlite3.OperationalError) and _busy(err)
+                # Switching a new file to WAL is refused at once, without the busy
+                # timeout, while another process does the same: asked again, bounded.
+                left = deadline is None or deadline.wait_s(1.0) > _OPEN_PAUSE_S
+                if busy and left and attempt + 1 < _OPEN_TRIES:
+                    time.sleep(_OPEN_PAUSE_S)
+                    continue
+                conn.close()
+                if busy:
+                    raise LogBusy(path) from None
+                raise _unavailable(path, err) from err
+        if deadline is not None:  # the deadline bounded the opening only
+            conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
         return cls(path, conn, synchronous)
 
     @property
