@@ -102,6 +102,7 @@ def _prepare(conn: sqlite3.Connection, synchronous: str) -> None:
                 conn.execute("ROLLBACK")
             raise
 
+
 class SqliteStore:
     """A log in one SQLite file. Use `SqliteStore.open(url)` or `open_store`.
 
