@@ -8,6 +8,8 @@ from redline.shell.carriers import CODE_FLAGS as _CODE_FLAGS
 from redline.shell.carriers import (
     SHELLS,
     SOURCE,
+    fed_program,
+    first_operand,
     inline_code_value,
     interpreter_family,
     shell_options,
@@ -55,7 +57,11 @@ def code_source(inv: Invocation) -> tuple[str, str] | None:
 
 def inline_code(inv: Invocation) -> str | None:
     """The code given on the command line: `-c CODE`, `-ne CODE`, `--eval=CODE`."""
-    return inline_code_value(interpreter_family(inv.name) or "", inv.values)
+    family = interpreter_family(inv.name) or ""
+    code = inline_code_value(family, inv.values)
+    if code is None and family:  # `python3 <(echo CODE)`
+        code = fed_program(inv, first_operand(inv.values, _VALUE_FLAGS.get(family, "")))
+    return code
 
 
 def code_text(inv: Invocation) -> str | None:

@@ -123,6 +123,7 @@ class _Builder:
         self.aliases: dict[str, str] = {}
         self.bodies: dict[str, str] = {}  # function name -> its body
         self.written: written.Written = {}  # files this command writes, with their text
+        self.copies: written.Copies = {}  # files it copies from files on disk, by source
         # What containers run with host paths mounted: invocations [start, end).
         self.mounted: list[tuple[int, int, Mounts]] = []
         # `$HOME` for the scripts the current command carries, when moved.
@@ -279,10 +280,10 @@ class _Builder:
         )  # fmt: skip
         inv.oldcwd = self.oldcwd
         self.invocations.append(inv)
-        if self.written or redirects or name in written.NOTED:  # `echo CMD > f; sh f`
-            for carried in written.runs(self.written, inv, self.text):
+        if self.written or self.copies or redirects or name in written.NOTED:  # `echo x > f; sh f`
+            for carried in written.runs(self.written, self.copies, inv, self.text):
                 self._add_carried(carried, inv, origin, depth, via, remote)
-            written.note(self.written, inv, self.invocations, self.text)
+            written.note(self.written, self.copies, inv, self.invocations, self.text)
         if not argv or deep:
             return innermost
         if name in ("cd", "pushd") and not remote:

@@ -130,14 +130,25 @@ def inline_code(inv: Invocation) -> str | None:
         # `-f FILE` reads the program from a file; else the first operand is it.
         if any(v == "-f" or v.startswith(("-f", "--file")) for v in values):
             return None
-        return _first_operand(values, "Fv")
-    operand = _first_operand(values, VALUE_FLAGS.get(family, ""))
+        return first_operand(values, "Fv")
+    operand = first_operand(values, VALUE_FLAGS.get(family, ""))
     if operand is None or operand == "-":
         return inv.stdin_text
+    return fed_program(inv, operand)
+
+
+def fed_program(inv: Invocation, operand: str | None) -> str | None:
+    """`python3 <(echo CODE)`: the program is what the substitution prints
+    (`DYNAMIC` when that cannot be known here)."""
+    if operand is None or not operand.startswith("/dev/fd/"):
+        return None
+    for word in inv.argv[1:]:
+        if word.value == operand and word.raw.startswith("<("):
+            return DYNAMIC if word.feeds is None else word.feeds
     return None
 
 
-def _first_operand(values: tuple[str, ...], takes: str) -> str | None:
+def first_operand(values: tuple[str, ...], takes: str) -> str | None:
     k = 0
     while k < len(values):
         value = values[k]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from redline.shell import paths, written_sql
+from redline.shell import disk_copies, paths, written_sql
 from redline.shell.carriers import CODE_FLAGS, SHELLS, Carried, quote, static_output
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
@@ -24,21 +24,22 @@ from redline.shell.script_runs import is_shell_text, language_of, script_run
 WRITTEN = "written "
 # Normalised path -> the text written there in this command (`None`: unknown).
 Written = dict[str, "str | None"]
+Copies = disk_copies.Copies
 
 _WRITES = frozenset({">", ">>", ">|", "&>", "&>>"})
-_COPIERS = frozenset({"cp", "mv", "install", "ln"})
 # Programs that write files without a redirect: `note` looks at them.
 _DOWNLOADERS = {"curl": ("-o", "--output"), "wget": ("-O", "--output-document")}
-NOTED = frozenset({"tee", "sed", "perl", "dd", *_COPIERS, *_DOWNLOADERS})
+NOTED = frozenset({"tee", "sed", "perl", "dd", *disk_copies.COPIERS, *_DOWNLOADERS})
 _MAKES = frozenset({"make", "gmake", "bmake"})
 _MANAGERS = frozenset({"npm", "yarn", "pnpm", "bun"})
 _HOOK_VERBS = frozenset({"commit", "push", "merge", "pull", "rebase", "checkout", "switch", "am",
                          "cherry-pick", "revert", "clone"})  # fmt: skip
 _ENV_FILE = lazy_regex(r"\b(?:BASH_ENV|ENV)=(\"[^\"]*\"|'[^']*'|[^\s;&|]+)")
-_INSTALL_VALUES = frozenset({"-m", "--mode", "-o", "--owner", "-g", "--group", "-t", "-S"})
 
 
-def note(written: Written, inv: Invocation, before: list[Invocation], text: str) -> None:
+def note(
+    written: Written, copies: Copies, inv: Invocation, before: list[Invocation], text: str
+) -> None:
     """Remember what `inv` writes into files, after whatever it ran."""
     if inv.remote:
         return
@@ -54,6 +55,9 @@ def note(written: Written, inv: Invocation, before: list[Invocation], text: str)
                 written[path] = None  # stderr: nothing the analysis can read
             elif redirect.op.endswith(">>"):
                 written[path] = _append(written.get(path, ""), output)
+            elif output is None and name == "cat":  # `cat SRC > DST`: a copy
+                written[path] = None
+                disk_copies.note_stream(copies, written, inv, path)
             else:
                 written[path] = output
     if name == "tee":
@@ -63,8 +67,8 @@ def note(written: Written, inv: Invocation, before: list[Invocation], text: str)
             if path is not None:
                 body = inv.stdin_text
                 written[path] = _append(written.get(path, ""), body) if append else body
-    elif name in _COPIERS:
-        _copy(written, inv)
+    elif name in disk_copies.COPIERS:
+        disk_copies.note_copy(copies, written, inv)
     elif name == "dd":  # `dd of=f <<< TEXT`
         for value in inv.values:
             path = _path(value[3:], inv) if value.startswith("of=") else None
@@ -76,13 +80,13 @@ def note(written: Written, inv: Invocation, before: list[Invocation], text: str)
     elif name in ("sed", "perl") and any(v.startswith("-i") for v in inv.values):
         for word in inv.options.operands:
             path = _path(word.value, inv)
-            if path in written:
+            if path is not None and (path in written or disk_copies.source_of(copies, path)):
                 written[path] = None
 
 
-def runs(written: Written, inv: Invocation, text: str) -> Iterator[Carried]:
-    """The written files `inv` runs, as the scripts they are."""
-    if not written or inv.remote or not inv.argv:
+def runs(written: Written, copies: Copies, inv: Invocation, text: str) -> Iterator[Carried]:
+    """The written (or copied) files `inv` runs, as the scripts they are."""
+    if not (written or copies) or inv.remote or not inv.argv:
         return
     run = script_run(inv)
     path = None if run is None else _path(run.path, inv)
@@ -93,11 +97,18 @@ def runs(written: Written, inv: Invocation, text: str) -> Iterator[Carried]:
         if by_path:
             language = _program_language(body, path or "")
         yield _carried(body, language, run.path)
+    elif run is not None and path is not None and copies:
+        source = disk_copies.source_of(copies, path)
+        if source is not None:  # `cp evil.sh x; bash x`: told as `bash /p/evil.sh`
+            yield disk_copies.rerun(inv, run.path, source, f"{WRITTEN}{run.path} from {source}")
     name = inv.name
     if "/" not in inv.argv[0].value and "PATH=" in text:
         for found, body in written.items():  # a PATH shim: `PATH=.:$PATH ls`
             if found.rsplit("/", 1)[-1] == name and found != path:
                 yield _carried(body, _program_language(body, found), found)
+        for found, source in copies.items():
+            if found.rsplit("/", 1)[-1] == name and found != path:
+                yield disk_copies.rerun(inv, inv.argv[0].value, source, WRITTEN + found)
     if name == "git":
         yield from _git_hooks(written, inv, text)
     if name in SHELLS:  # `bash --rcfile f -i`
@@ -210,31 +221,6 @@ def _downloads(inv: Invocation) -> list[str]:
     found += [v.split("=", 1)[1] for v in values if v.startswith(options[1] + "=")]
     found += [v[2:] for v in values if v.startswith(options[0]) and len(v) > 2]
     return [p for p in (_path(f, inv) for f in found if f != "-") if p is not None]
-
-
-def _copy(written: Written, inv: Invocation) -> None:
-    values = inv.values
-    operands: list[str] = []
-    k = 0
-    while k < len(values):
-        value = values[k]
-        if value in _INSTALL_VALUES and inv.name == "install":
-            k += 2
-            continue
-        if not value.startswith("-") or value == "-":
-            operands.append(value)
-        k += 1
-    if len(operands) < 2:
-        return
-    source, target = _path(operands[-2], inv), _path(operands[-1], inv)
-    if target is None:
-        return
-    if source in written:
-        written[target] = written[source]
-        if inv.name == "mv":
-            written.pop(source, None)
-    else:
-        written.pop(target, None)  # what it copies is on disk: the gate reads it there
 
 
 def _git_hooks(written: Written, inv: Invocation, text: str) -> Iterator[Carried]:

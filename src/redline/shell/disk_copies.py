@@ -1,0 +1,170 @@
+"""Files put in place from files on disk and run in the same command (issue
+#13 family 3, and a way to the gate's own CLI under another name):
+`cp evil.sh x.sh && bash x.sh`, `ln -s evil.sh l; ./l`, `cat rl > y;
+python3 y approve 1`, `cp /usr/bin/rm x; ./x -rf ~`.
+
+The analysis reads no disk, and the gate reads a run script at its own path,
+which the command has not written yet (or which holds other text). So the
+analysis remembers where each copy comes from, in the order the shell runs
+the commands, and a run of the copy is told again as a run of its source
+(`bash /p/evil.sh`, `python3 /p/rl approve 1`, `/usr/bin/rm -rf ~`): the
+gate then reads and judges the source, and a program copied under another
+name is judged by its own. A source the analysis cannot name (`cp "$(which
+rm)" x`) makes the run one of a program no one can read.
+"""
+
+from __future__ import annotations
+
+from redline.shell import paths
+from redline.shell.carriers import Carried, quote
+from redline.shell.invocation import Invocation
+from redline.shell.model import DYNAMIC
+
+# Normalised destination -> normalised source on disk (`DYNAMIC`: not known).
+Copies = dict[str, str]
+
+COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "gcp", "gmv", "ginstall"})
+# Options that take a value (short letters, long names), per copier.
+_VALUED = {
+    "cp": ("tS", ("target-directory", "suffix")),
+    "mv": ("tS", ("target-directory", "suffix")),
+    "ln": ("tS", ("target-directory", "suffix")),
+    "install": ("tSmogZ", ("target-directory", "suffix", "mode", "owner", "group",
+                            "strip-program")),
+    "rsync": ("efBTM", ("rsh", "rsync-path", "filter", "exclude", "include", "exclude-from",
+                        "include-from", "files-from", "temp-dir", "partial-dir", "compare-dest",
+                        "copy-dest", "link-dest", "backup-dir", "suffix", "chmod", "chown",
+                        "usermap", "groupmap", "timeout", "port", "password-file", "log-file",
+                        "out-format", "bwlimit", "max-size", "min-size", "iconv", "info",
+                        "debug", "remote-option", "address")),
+}  # fmt: skip
+_GNU = {"gcp": "cp", "gmv": "mv", "ginstall": "install"}
+
+
+def note_copy(copies: Copies, written: dict[str, str | None], inv: Invocation) -> None:
+    """Remember what a copier puts where: text this line wrote travels in
+    `written`; a file on disk is remembered by its source's path."""
+    name = _GNU.get(inv.name, inv.name)
+    parsed = _operands(name, inv.values)
+    if parsed is None:
+        return
+    sources, target, into = parsed
+    symbolic = name == "ln" and _symbolic(inv.values)
+    for source in sources:
+        base = source.rstrip("/").rsplit("/", 1)[-1]
+        named = base not in ("", ".", "..")
+        if into or len(sources) > 1:
+            targets = [target.rstrip("/") + "/" + base] if named else []
+        else:  # `cp x DIR` when DIR is a folder: the copy is DIR/x
+            targets = [target, target.rstrip("/") + "/" + base] if named else [target]
+        for destination in targets:
+            _place(copies, written, inv, source, destination, symbolic, name)
+
+
+def note_stream(
+    copies: Copies, written: dict[str, str | None], inv: Invocation, target: str
+) -> None:
+    """`cat SRC > DST`, `cat < SRC > DST`: DST is a copy of one file on disk."""
+    operands = [w.value for w in inv.options.operands]
+    if not operands:
+        operands = [
+            r.target.value
+            for r in inv.redirects
+            if r.op == "<" and r.fd in (None, 0) and r.target is not None
+        ]
+    if len(operands) != 1:
+        return
+    _place(copies, written, inv, operands[0], target, False, "cat")
+
+
+def source_of(copies: Copies, path: str) -> str | None:
+    """The file on disk whose text `path` holds in this command, if copied."""
+    if path in copies:
+        return copies[path]
+    for target, source in copies.items():  # a file inside a folder copied whole
+        if path.startswith(target + "/"):
+            return DYNAMIC if source == DYNAMIC else source.rstrip("/") + path[len(target) :]
+    return None
+
+
+def rerun(inv: Invocation, run_path: str, source: str, label: str) -> Carried:
+    """`inv` told as running `source` where it runs `run_path`."""
+    if source == DYNAMIC:
+        return Carried(DYNAMIC, label)
+    words = [w.raw for w in inv.argv]
+    for k, word in enumerate(inv.argv):
+        if word.value == run_path:
+            words[k] = quote(source)
+            break
+    else:  # `sh < x`: the script is the file on stdin
+        words.append("< " + quote(source))
+    return Carried(" ".join(words), label)
+
+
+def _place(
+    copies: Copies, written: dict[str, str | None], inv: Invocation, source_value: str,
+    target_value: str, symbolic: bool, name: str,
+) -> None:  # fmt: skip
+    target = paths.normalize(target_value, inv.cwd) if DYNAMIC not in target_value else None
+    if target is None:
+        return
+    if symbolic and not source_value.startswith(("/", "~")):
+        source_value = target.rsplit("/", 1)[0] + "/" + source_value  # relative to the link
+    source = None if DYNAMIC in source_value else paths.normalize(source_value, inv.cwd)
+    if source is not None and paths.is_glob(source):
+        source = None
+    if source is not None and source in written:
+        written[target] = written[source]
+        copies.pop(target, None)
+    else:
+        written.pop(target, None)
+        copies[target] = DYNAMIC if source is None else copies.get(source, source)
+    if name == "mv" and source is not None:
+        written.pop(source, None)
+        copies.pop(source, None)
+
+
+def _symbolic(values: tuple[str, ...]) -> bool:
+    return any(
+        v == "--symbolic" or (v.startswith("-") and not v.startswith("--") and "s" in v)
+        for v in values
+    )
+
+
+def _operands(name: str, values: tuple[str, ...]) -> tuple[list[str], str, bool] | None:
+    """`(sources, target, into)`: `into` when the target is named a folder
+    (`-t DIR`, `--target-directory=DIR`)."""
+    letters, longs = _VALUED.get(name, ("", ()))
+    operands: list[str] = []
+    folder: str | None = None
+    k, ended = 0, False
+    while k < len(values):
+        value = values[k]
+        if ended or not value.startswith("-") or value == "-":
+            operands.append(value)
+        elif value == "--":
+            ended = True
+        elif value.startswith("--"):
+            key, eq, given = value[2:].partition("=")
+            if key in longs:
+                if not eq:
+                    k += 1
+                    given = values[k] if k < len(values) else ""
+                if key == "target-directory":
+                    folder = given
+        else:
+            for j, letter in enumerate(value[1:], 1):
+                if letter in letters:
+                    given = value[j + 1 :]
+                    if not given:
+                        k += 1
+                        given = values[k] if k < len(values) else ""
+                    if letter == "t":
+                        folder = given
+                    break
+        k += 1
+    if folder is not None:
+        return (operands, folder, True) if operands else None
+    if len(operands) < 2:
+        return None
+    return operands[:-1], operands[-1], False
