@@ -15,11 +15,11 @@ from redline.decision import Severity, Span
 from redline.rules.model import Rule, rule
 from redline.shell import embedded, run_carriers, runners
 from redline.shell.analysis import Analysis, analyze
-from redline.shell.carriers import CARRIER_NAMES, interpreter_family
+from redline.shell.carriers import CARRIER_NAMES, interpreter_family, quote
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC
-from redline.shell.wrappers import WRAPPERS
+from redline.shell.wrappers import WRAPPERS, split_wrapper
 
 # Programs that take text as data: what they are given is searched, shown,
 # stored or sent, never run.
@@ -30,9 +30,9 @@ _DATA = (
     "wall write mail mailx cowsay figlet toilet say espeak banner printenv read declare typeset "
     "local export readonly set unset alias unalias true false : gh glab hub jira curl http "
     "https xh diff cmp basename dirname realpath readlink stat file ls touch mkdir pbcopy xclip "
-    "xsel wl-copy trans git docker podman kubectl tmux screen at batch openssl base64 md5sum "
-    "sha256sum shasum ssh-keygen gpg age zenity dialog whiptail npm yarn pnpm pip pip3 cargo go "
-    "bat batcat glow pandoc lolcat task todoist linear espeak-ng"
+    "xsel wl-copy trans git docker podman nerdctl kubectl tmux screen at batch openssl base64 "
+    "md5sum sha256sum shasum ssh-keygen gpg age zenity dialog whiptail npm yarn pnpm pip pip3 "
+    "cargo go bat batcat glow pandoc lolcat task todoist linear espeak-ng"
 )
 DATA_PROGRAMS = frozenset(_DATA.split())
 # A command a hard-line rule looks at, as the first word or after a separator.
@@ -84,22 +84,60 @@ def _candidates(inv: Invocation) -> list[tuple[str, int]]:
         plausible = " " in value and len(value) <= MAX_ARGUMENT and DYNAMIC not in value
         if plausible and _HARDLINE_WORDS.search(value):
             found.append((value, k))
+    found.extend(_tails(inv))
     return found
 
 
+def _tails(inv: Invocation) -> list[tuple[str, int]]:
+    """`proot rm -rf ~`, `kitty shutdown now`: the words from a hard-line
+    program's name on, as the command an unknown wrapper runs."""
+    values = inv.values
+    for k, value in enumerate(values, 1):
+        if value.rsplit("/", 1)[-1] in _TAIL_PROGRAMS:
+            rest = values[k - 1 :]
+            if any(DYNAMIC in v for v in rest) or sum(map(len, rest)) > MAX_ARGUMENT:
+                return []
+            return [(" ".join(quote(v) for v in rest), k)]
+    return []
+
+
+# Programs whose command lines the hard-line rules judge, looked for among
+# an unknown program's words (the first one found starts the wrapped
+# command). Not the power and kill verbs: as subcommands they are everyday
+# words (`adb reboot`, `vagrant halt`, `docker kill`).
+_TAIL_PROGRAMS = frozenset({
+    "rm", "dd", "shred", "wipefs", "wipe", "mkfs", "mkfs.ext2", "mkfs.ext3", "mkfs.ext4",
+    "mkfs.xfs", "mkfs.btrfs", "mkfs.vfat", "mkfs.fat", "mkswap", "sfdisk", "sgdisk", "fdisk",
+    "parted", "blkdiscard", "sh", "bash", "dash", "zsh", "ksh", "srm", "scrub", "badblocks",
+    "chmod", "chown", "find", "xargs",
+})  # fmt: skip
+
+
 def _hardline_argument(inv: Invocation, analysis: Analysis) -> bool | Span:
-    # Most calls have no argument with a space: the cheapest test first.
-    if not any(" " in word.value for word in inv.argv[1:]):
+    # Most calls have no argument with a space nor a hard-line program: the cheapest test first.
+    words = inv.argv[1:]
+    if not any(" " in w.value or w.value.rsplit("/", 1)[-1] in _TAIL_PROGRAMS for w in words):
         return False
     name = inv.name
-    if not name or name in DATA_PROGRAMS or name in _KNOWN_CARRIERS:
+    if not name or name in DATA_PROGRAMS:
         return False
-    if interpreter_family(name) is not None:
-        from redline.shell.carriers import inline_code  # only for interpreters
+    if name in _KNOWN_CARRIERS:
+        # What it runs is followed; one spelling the table does not know
+        # (`kitty --hold CMD`, `cmake -E env CMD`) leaves it running nothing.
+        if analysis.children(inv):
+            return False
+        if name in WRAPPERS:
+            split = split_wrapper(name, inv.argv)
+            if split is not None and split[1]:
+                return False  # `sudo -l CMD`, `command -v CMD`: only looked up
+        candidates = _tails(inv)
+    else:
+        if interpreter_family(name) is not None:
+            from redline.shell.carriers import inline_code  # only for interpreters
 
-        if inline_code(inv) is not None:
-            return False  # its code is judged as code, not as a shell line
-    candidates = _candidates(inv)
+            if inline_code(inv) is not None:
+                return False  # its code is judged as code, not as a shell line
+        candidates = _candidates(inv)
     if not candidates or _depth[0] > 2:
         return False
     from redline.rules.catalog import evaluate  # the catalogue holds this rule
@@ -129,6 +167,13 @@ CARRIED_ARG_RULES: tuple[Rule, ...] = (
             "foo 'mkfs.ext4 /dev/sda'",
             "runner exec 'dd if=/dev/zero of=/dev/sda'",
             "tool -c'rm -rf /'",
+            "proot rm -rf ~",
+            "kitty --hold rm -rf /",
+            "guix shell -- rm -rf /",
+            "cmake -E env FOO=1 rm -rf ~",
+            "flatpak-spawn --host dd if=/dev/zero of=/dev/sda",
+            "distrobox-host-exec /bin/rm -rf /home/me",
+            "mytool run sh -c 'kill -9 -1'",
         ],
         must_not_match=[
             "grep -r 'rm -rf /' .",
@@ -139,6 +184,12 @@ CARRIED_ARG_RULES: tuple[Rule, ...] = (
             "python3 -c 'print(\"rm -rf /\")'",
             "journalctl -g 'shutdown -h'",
             "task add 'call mom'",
+            "proot rm -rf ./build",
+            "man rm",
+            "tldr rm -rf",
+            "apt-get install shred",
+            "mytool --kill-timeout 5 run",
+            "cmake -E env FOO=1 make",
         ],
         test=_hardline_argument,
     ),
