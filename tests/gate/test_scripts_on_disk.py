@@ -133,3 +133,16 @@ def test_target_recipes_reads_rules_and_shell_calls() -> None:
     # The variables' last definitions, and `.ONESHELL`, are read too.
     wipe = "CMD = echo hi\nCMD = rm -rf $$HOME\n.ONESHELL:\nall:\n\t$(CMD)\n\techo ok\n"
     assert target_recipes(wipe, []) == "rm -rf $HOME\necho ok"
+
+
+def test_scripts_nested_deeper_than_the_judge_reads_are_asked(run: Check, project: Path) -> None:
+    # a.sh runs b.sh runs c.sh runs d.sh: d.sh is one level past what is read.
+    for name, runs in (("a.sh", "b.sh"), ("b.sh", "c.sh"), ("c.sh", "d.sh")):
+        _write(project, name, f"echo {name}\nbash {runs}\n")
+    _write(project, "d.sh", "rm -rf ~\n")
+    assert str(run("bash b.sh").verdict) == "deny"  # three levels: read to the end
+    deep = run("bash a.sh")
+    assert str(deep.verdict) == "ask", deep.reason
+    assert "deeper than" in deep.reason
+    _write(project, "d.sh", "echo done\n")
+    assert str(run("bash b.sh").verdict) == "allow"

@@ -15,6 +15,7 @@ from __future__ import annotations
 from redline.decision import RuleHit
 from redline.gate import run_files, script_files
 from redline.rules.catalog import evaluate
+from redline.runs_later.unreadable import UNREADABLE
 from redline.shell import paths
 from redline.shell.analysis import Analysis, analyze
 from redline.shell.carriers import interpreter_family, shell_in_code
@@ -26,8 +27,8 @@ TYPE_CHECKING = False  # not `typing`'s: kept off the hook's start (ADR 0004)
 if TYPE_CHECKING:
     from redline.gate.never_run import Guard
 
-# How deep scripts that run scripts are read.
-MAX_DEPTH = 2
+# How deep scripts that run scripts are read; a script run deeper is unknown.
+MAX_DEPTH = 3
 _MANAGERS = frozenset({"npm", "yarn", "pnpm", "bun"})
 
 
@@ -116,7 +117,18 @@ def _judge(guard: Guard, text: str, path: str, inv: Invocation, depth: int) -> l
         hits.extend(evaluate(analysis))
         if depth + 1 < MAX_DEPTH:
             hits.extend(disk_hits(guard, analysis, depth + 1))
+        elif _runs_scripts(guard, analysis):
+            # Scripts nested deeper than the judge reads run unseen: asked.
+            deep = f"scripts run scripts deeper than the {MAX_DEPTH} levels the judge reads"
+            hits.extend(h._replace(description=deep) for h in evaluate(analyze(UNREADABLE)))
     return hits
+
+
+def _runs_scripts(guard: Guard, analysis: Analysis) -> bool:
+    return any(
+        not inv.remote and inv.argv and script_files.may_run_script(inv) and _scripts(guard, inv)
+        for inv in analysis.invocations
+    )
 
 
 def target_recipes(text: str, targets: list[str]) -> str:
