@@ -259,6 +259,8 @@ def _split(line: str, ifs: str, most: int) -> list[str]:
     parts = [f"{around}[{re.escape(others)}]{around}"] if others else []
     if blanks:
         parts.append(f"[{re.escape(blanks)}]+")
+    if most == 1:  # one name takes the whole line (`re.split`'s 0 would mean no limit)
+        return [line]
     fields = re.split("|".join(parts), line, maxsplit=max(most - 1, 0))
     if most and len(fields) == most and blanks:
         fields[-1] = fields[-1].rstrip(blanks)
