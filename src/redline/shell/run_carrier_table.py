@@ -168,11 +168,12 @@ ROUTES: tuple[Route, ...] = (
     ),
     _r(
         "emacs, emacsclient",
-        "--eval '(shell-command ...)'",
+        "--eval '(shell-command ...)', '(delete-directory DIR t)', '(delete-file F)'",
         "run_carriers",
         "emacs --eval '(shell-command \"rm -rf ~\")' ;; emacsclient --eval "
-        "'(call-process-shell-command \"reboot\")'",
-        "emacs --eval '(setq x 1)' f",
+        "'(call-process-shell-command \"reboot\")' ;; emacs --batch --eval "
+        "'(delete-directory \"~\" t)'",
+        "emacs --eval '(setq x 1)' f ;; emacs --batch --eval '(delete-directory \"build\" t)'",
     ),
     _r(
         "gdb",

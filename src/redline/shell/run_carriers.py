@@ -141,7 +141,24 @@ def _lisp_shell(code: str) -> list[str]:
     for match in _LISP_SHELL.finditer(code):
         string = _LISP_STRING.match(code, match.end())
         found.append(string.group(1).replace('\\"', '"') if string else DYNAMIC)
+    for match in _LISP_FILES.finditer(code):  # `(delete-directory "~" t)`: its shell twin
+        path = _LISP_STRING.match(code, match.end())
+        target = _quoted(path.group(1)) if path else DYNAMIC
+        if match.group(1) == "delete-file":
+            found.append(f"rm -f -- {target}")
+        else:
+            recursive = code[path.end() if path else match.end() :].lstrip()[:1] not in (")", "")
+            found.append(f"rm -rf -- {target}" if recursive else f"rmdir -- {target}")
     return found
+
+
+# Emacs Lisp's file deletes, told as `rm` (a second argument to
+# `delete-directory` other than the closing parenthesis is RECURSIVE).
+def _quoted(text: str) -> str:
+    return "'" + text.replace("'", "'\\''") + "'"
+
+
+_LISP_FILES = lazy_regex(r"\((delete-file|delete-directory)\b")
 
 
 def _emacs(inv: Invocation) -> list[Run]:
