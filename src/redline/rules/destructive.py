@@ -193,7 +193,7 @@ def _shred(inv: Invocation, analysis: Analysis) -> bool:
     if inv.name == "scrub" and inv.has_flag("X", ("freespace",)):
         return False  # fills free space with a new file; erases nothing that exists
     for word in inv.options.operands:
-        if targets.is_raw_device(word.value) or word.value == "-":
+        if targets.is_raw_device(word.value, inv) or word.value == "-":
             continue  # devices are `disk.wipe-device`
         path = targets.normalized(word, inv)
         if path is None or not in_temp(path):

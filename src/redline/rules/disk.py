@@ -15,7 +15,7 @@ D = Severity.DANGEROUS
 
 
 def _dd_reads_device(inv: Invocation, analysis: Analysis) -> bool:
-    return any(v.startswith("if=") and targets.is_raw_device(v[3:]) for v in inv.values)
+    return any(v.startswith("if=") and targets.is_raw_device(v[3:], inv) for v in inv.values)
 
 
 _MKFS = lazy_regex(r"\A(?:mkfs(?:\.\w+)?|mke2fs|mkswap|mkdosfs|mkntfs|mkexfatfs|newfs(?:_\w+)?)\Z")

@@ -43,18 +43,18 @@ def _mkfs_device(inv: Invocation, analysis: Analysis) -> bool:
     return (
         inv.name.startswith(targets.MKFS_PREFIXES)
         and bool(_MKFS.match(inv.name))
-        and any(targets.is_raw_device(w.value) for w in inv.options.operands)
+        and any(targets.is_raw_device(w.value, inv) for w in inv.options.operands)
     )
 
 
 def _dd_device(inv: Invocation, analysis: Analysis) -> bool:
-    return any(v.startswith("of=") and targets.is_raw_device(v[3:]) for v in inv.values)
+    return any(v.startswith("of=") and targets.is_raw_device(v[3:], inv) for v in inv.values)
 
 
 def _redirect_device(inv: Invocation, analysis: Analysis) -> bool | Span:
-    for redirect in inv.redirects:
-        if redirect.writes and redirect.target and targets.is_raw_device(redirect.target.value):
-            return redirect.span
+    for r in inv.redirects:
+        if r.writes and r.target and targets.is_raw_device(r.target.value, inv):
+            return r.span
     return False
 
 
@@ -64,8 +64,8 @@ _COPIERS = frozenset({"cp", "mv", "tee", "install", "rsync", "pv", "ddrescue", "
 def _copy_device(inv: Invocation, analysis: Analysis) -> bool:
     if inv.name == "pv":
         return False
-    return any(targets.is_raw_device(v) for v in targets.written_files(inv)) and not any(
-        r.writes and r.target and targets.is_raw_device(r.target.value) for r in inv.redirects
+    return any(targets.is_raw_device(v, inv) for v in targets.written_files(inv)) and not any(
+        r.writes and r.target and targets.is_raw_device(r.target.value, inv) for r in inv.redirects
     )
 
 

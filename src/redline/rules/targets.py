@@ -7,7 +7,7 @@ import re
 from collections.abc import Iterator
 
 from redline.rules import output_options
-from redline.shell import find, globs, paths
+from redline.shell import find, globs, made_links, paths
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import inline_code, interpreter_family
 from redline.shell.code_home import home_spelled
@@ -24,7 +24,10 @@ RAW_DEVICE = lazy_regex(
 
 
 def normalized(word: Word, inv: Invocation) -> str | None:
-    return paths.normalize(word.value, inv.cwd)
+    path = paths.normalize(word.value, inv.cwd)
+    if path is not None and inv.links:  # `ln -s ~ h; rm -rf h/`
+        path = made_links.follow(path, inv.links, made_links.follows_word(inv, word.value))
+    return path
 
 
 MKFS_PREFIXES = ("mk", "newfs")
@@ -42,7 +45,14 @@ _DEVICE_SAMPLES = (
 )  # fmt: skip
 
 
-def is_raw_device(value: str) -> bool:
+def is_raw_device(value: str, inv: Invocation | None = None) -> bool:
+    """A raw block device, or a glob that can name one; with `inv`, the
+    value as the kernel opens it (`/dev/./sda`, `sda` in `/dev`, a link to
+    a device made earlier in the command)."""
+    if inv is not None and (inv.links or "dev" in value or (inv.cwd or "").startswith("/dev")):
+        path = paths.normalize(value, inv.cwd) if DYNAMIC not in value else None
+        if path is not None:
+            value = made_links.follow(path, inv.links) if inv.links else path
     # The prefix test first: most words are no device, and the pattern then
     # never compiles in that process (ADR 0003).
     if not value.startswith("/dev/"):

@@ -27,7 +27,7 @@ def wipe_device(inv: Invocation, analysis: Analysis) -> bool:
         if verbs[:1] == ["apfs"]:
             verbs = verbs[1:]
         return bool(verbs) and verbs[0] in _DISKUTIL_ERASE
-    devices = [v for v in values if targets.is_raw_device(v)]
+    devices = [v for v in values if targets.is_raw_device(v, inv)]
     if not devices:
         return False
     if name == "cryptsetup":

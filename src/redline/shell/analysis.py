@@ -20,6 +20,7 @@ from redline.shell import (
     fastpath,
     fed_names,
     find,
+    made_links,
     paths,
     pure,
     subcommands,
@@ -124,6 +125,7 @@ class _Builder:
         self.bodies: dict[str, str] = {}  # function name -> its body
         self.written: written.Written = {}  # files this command writes, with their text
         self.copies: written.Copies = {}  # files it copies from files on disk, by source
+        self.links: made_links.Links = {}  # symbolic links it makes, to where they lead
         # What containers run with host paths mounted: invocations [start, end).
         self.mounted: list[tuple[int, int, Mounts]] = []
         # `$HOME` for the scripts the current command carries, when moved.
@@ -279,6 +281,10 @@ class _Builder:
             parent=parent, stdin_text=stdin, cwd=self.cwd, background=self.background,
         )  # fmt: skip
         inv.oldcwd = self.oldcwd
+        if self.links:
+            inv.links = self.links
+        if name == "ln":
+            self.links = made_links.made(self.links, inv)
         self.invocations.append(inv)
         if self.written or self.copies or redirects or name in written.NOTED:  # `echo x > f; sh f`
             for carried in written.runs(self.written, self.copies, inv, self.text):

@@ -45,11 +45,11 @@ def note_copy(copies: Copies, written: dict[str, str | None], inv: Invocation) -
     """Remember what a copier puts where: text this line wrote travels in
     `written`; a file on disk is remembered by its source's path."""
     name = _GNU.get(inv.name, inv.name)
-    parsed = _operands(name, inv.values)
+    parsed = copy_operands(name, inv.values)
     if parsed is None:
         return
     sources, target, into = parsed
-    symbolic = name == "ln" and _symbolic(inv.values)
+    link = name == "ln" and symbolic(inv.values)
     for source in sources:
         base = source.rstrip("/").rsplit("/", 1)[-1]
         named = base not in ("", ".", "..")
@@ -58,7 +58,7 @@ def note_copy(copies: Copies, written: dict[str, str | None], inv: Invocation) -
         else:  # `cp x DIR` when DIR is a folder: the copy is DIR/x
             targets = [target, target.rstrip("/") + "/" + base] if named else [target]
         for destination in targets:
-            _place(copies, written, inv, source, destination, symbolic, name)
+            _place(copies, written, inv, source, destination, link, name)
 
 
 def note_stream(
@@ -124,14 +124,14 @@ def _place(
         copies.pop(source, None)
 
 
-def _symbolic(values: tuple[str, ...]) -> bool:
+def symbolic(values: tuple[str, ...]) -> bool:
     return any(
         v == "--symbolic" or (v.startswith("-") and not v.startswith("--") and "s" in v)
         for v in values
     )
 
 
-def _operands(name: str, values: tuple[str, ...]) -> tuple[list[str], str, bool] | None:
+def copy_operands(name: str, values: tuple[str, ...]) -> tuple[list[str], str, bool] | None:
     """`(sources, target, into)`: `into` when the target is named a folder
     (`-t DIR`, `--target-directory=DIR`)."""
     letters, longs = _VALUED.get(name, ("", ()))

@@ -70,8 +70,8 @@ class Invocation:
 
     __slots__ = (
         "_options", "_values", "appended_args", "argv", "background", "cwd", "depth", "index",
-        "name", "oldcwd", "parent", "redirects", "remote", "span", "stdin_text", "upstream",
-        "via",
+        "links", "name", "oldcwd", "parent", "redirects", "remote", "span", "stdin_text",
+        "upstream", "via",
     )  # fmt: skip
 
     def __init__(
@@ -112,6 +112,8 @@ class Invocation:
         self.cwd = cwd
         # The directory before the last `cd`, when known (`~-`, `$OLDPWD`, `cd -`).
         self.oldcwd: str | None = None
+        # Symbolic links made earlier in the command: path -> where it leads.
+        self.links: dict[str, str] | None = None
         # It runs in the background (its list ends with `&`).
         self.background = background
         self._options: Options | None = None
