@@ -42,9 +42,9 @@ def _sent_as_data(inv: Invocation, analysis: Analysis) -> bool:
     options = _DATA_OPTIONS.get(inv.name)
     if options is None:
         return False
-    argv = inv.argv
+    argv, values = inv.argv, inv.values  # `values`: long options whole (`--post-d` too)
     for k, word in enumerate(argv[1:], 1):
-        value = word.value
+        value = values[k - 1] if k - 1 < len(values) else word.value
         if value in options and k + 1 < len(argv):
             raw = argv[k + 1].raw
         elif value.startswith("--") and value.split("=", 1)[0] in options:
