@@ -44,7 +44,7 @@ FAMILIES: tuple[tuple[str, str], ...] = (
     ("infra", "INFRA_RULES"), ("process_control", "PROCESS_CONTROL_RULES"),
     ("secret_shown", "SECRET_SHOWN_RULES"), ("passwords", "PASSWORD_RULES"),
     ("secret_copies", "SECRET_COPY_RULES"), ("home_servers", "HOME_SERVER_RULES"),
-    ("secret_data", "SECRET_DATA_RULES"),
+    ("secret_data", "SECRET_DATA_RULES"), ("spawn_loops", "SPAWN_LOOP_RULES"),
     ("later", "LATER_RULES"), ("placed", "PLACED_RULES"),
 )  # fmt: skip
 _ORDER = {module: n for n, (module, _) in enumerate(FAMILIES)}
