@@ -19,6 +19,7 @@ from redline.runs_later.unreadable import UNREADABLE
 from redline.shell import paths
 from redline.shell.analysis import Analysis, analyze
 from redline.shell.carriers import interpreter_family, shell_in_code
+from redline.shell.disk_copies import COPIED
 from redline.shell.invocation import Invocation
 from redline.shell.script_runs import is_shell_text, language_of, script_run
 from redline.shell.written_scripts import WRITTEN, recipes
@@ -52,8 +53,13 @@ def disk_hits(guard: Guard, analysis: Analysis, depth: int = 0) -> tuple[RuleHit
 
 
 def _judged_here(analysis: Analysis, inv: Invocation) -> bool:
-    """The file was written in this command: the analysis judged its text."""
-    return any(c.via and c.via[-1].startswith(WRITTEN) for c in analysis.children(inv))
+    """The file was written in this command: the analysis judged its text.
+    (A copy's run is judged as its source's, and the file itself is read
+    too: the copy may not happen, `false && cp x y; bash y`.)"""
+    return any(
+        c.via and c.via[-1].startswith(WRITTEN) and COPIED not in c.via[-1]
+        for c in analysis.children(inv)
+    )
 
 
 def _scripts(guard: Guard, inv: Invocation) -> list[tuple[str, str]]:

@@ -21,7 +21,11 @@ from redline.shell.invocation import Invocation
 from redline.shell.model import DYNAMIC
 
 # Normalised destination -> normalised source on disk (`DYNAMIC`: not known).
+# A folder copied whole is kept with a trailing `/`: the files under it are
+# copies of the files under its source.
 Copies = dict[str, str]
+# How a run of a copy is marked in its label (after `written_scripts.WRITTEN`).
+COPIED = " copied from "
 
 COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "gcp", "gmv", "ginstall"})
 # Options that take a value (short letters, long names), per copier.
@@ -50,15 +54,16 @@ def note_copy(copies: Copies, written: dict[str, str | None], inv: Invocation) -
         return
     sources, target, into = parsed
     link = name == "ln" and symbolic(inv.values)
+    tree = name == "mv" or link or inv.has_flag("rRa", ("recursive", "archive"))
     for source in sources:
         base = source.rstrip("/").rsplit("/", 1)[-1]
         named = base not in ("", ".", "..")
-        if into or len(sources) > 1:
-            targets = [target.rstrip("/") + "/" + base] if named else []
+        if into or len(sources) > 1 or target.endswith("/"):
+            targets = [target.rstrip("/") + "/" + base] if named else [target]
         else:  # `cp x DIR` when DIR is a folder: the copy is DIR/x
             targets = [target, target.rstrip("/") + "/" + base] if named else [target]
         for destination in targets:
-            _place(copies, written, inv, source, destination, link, name)
+            _place(copies, written, inv, source, destination, link, name, tree)
 
 
 def note_stream(
@@ -82,8 +87,9 @@ def source_of(copies: Copies, path: str) -> str | None:
     if path in copies:
         return copies[path]
     for target, source in copies.items():  # a file inside a folder copied whole
-        if path.startswith(target + "/"):
-            return DYNAMIC if source == DYNAMIC else source.rstrip("/") + path[len(target) :]
+        if target.endswith("/") and path.startswith(target) and not path.startswith(source):
+            # (a path under the source itself is not re-told: `cp -r sub/ .` would loop)
+            return DYNAMIC if source == DYNAMIC else source + path[len(target) :]
     return None
 
 
@@ -103,7 +109,7 @@ def rerun(inv: Invocation, run_path: str, source: str, label: str) -> Carried:
 
 def _place(
     copies: Copies, written: dict[str, str | None], inv: Invocation, source_value: str,
-    target_value: str, symbolic: bool, name: str,
+    target_value: str, symbolic: bool, name: str, tree: bool = False,
 ) -> None:  # fmt: skip
     target = paths.normalize(target_value, inv.cwd) if DYNAMIC not in target_value else None
     if target is None:
@@ -119,9 +125,12 @@ def _place(
     else:
         written.pop(target, None)
         copies[target] = DYNAMIC if source is None else copies.get(source, source)
+        if tree and source is not None:  # the folder's files too, when it is one
+            copies[target.rstrip("/") + "/"] = source.rstrip("/") + "/"
     if name == "mv" and source is not None:
         written.pop(source, None)
         copies.pop(source, None)
+        copies.pop(source.rstrip("/") + "/", None)
 
 
 def symbolic(values: tuple[str, ...]) -> bool:

@@ -119,6 +119,10 @@ class Scope:
                         seen.add(stored.id)
 
     def name(self, node: ast.AST) -> str | None:
+        if isinstance(node, ast.Name) and node.id not in self.imports:
+            alias = self.bound.get(node.id)  # `f = shutil.rmtree; f("/usr")`
+            if isinstance(alias, ast.Attribute | ast.Name):
+                return dotted(alias, self.imports)
         return dotted(node, self.imports)
 
     def value(self, node: ast.AST | None, depth: int = 0) -> Value:
@@ -182,6 +186,15 @@ class Scope:
             key = self.value(node.slice, depth + 1)
             return HOME if key in _HOME_VARIABLES else None
         container, index = self.value(node.value, depth + 1), self.value(node.slice, depth + 1)
+        if isinstance(container, str) and isinstance(node.slice, ast.Slice):  # `"toober"[::-1]`
+            bounds = [self.value(b) for b in (node.slice.lower, node.slice.upper, node.slice.step)]
+            ints = [b if isinstance(b, int) else None for b in bounds]
+            if (
+                ints == [b if b is None or isinstance(b, int) else 0 for b in bounds]
+                and ints[2] != 0
+            ):
+                return container[ints[0] : ints[1] : ints[2]]
+            return None
         if isinstance(container, list) and isinstance(index, int) and -len(container) <= index:
             return container[index] if index < len(container) else None
         if isinstance(node.slice, ast.Slice) and isinstance(container, list):
@@ -224,7 +237,68 @@ class Scope:
                 return list(base.split())
         if name in ("shlex.split",) and len(args) == 1 and isinstance(args[0], str):
             return list(args[0].split())
+        if name in _DECODERS and len(args) == 1 and isinstance(args[0], str):
+            return _decoded(name, args[0])  # `base64.b64decode("cm0gLXJmIC8=")`
+        if name == "chr" and len(args) == 1 and isinstance(args[0], int):
+            return chr(args[0]) if 0 <= args[0] < 0x110000 else None
+        if name == "map" and len(args) == 2 and self.name(node.args[0]) == "chr":
+            codes = args[1]
+            if isinstance(codes, list) and all(_is_code_point(c) for c in codes):
+                return [chr(c) for c in codes if isinstance(c, int)]
+        if name in ("list", "tuple") and len(args) == 1 and isinstance(args[0], list):
+            return args[0]
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _TEXT_METHODS:
+            return _text_method(node.func.attr, self.value(node.func.value, depth + 1), args)
         return None
+
+
+# Decoders of constant text whose result code often hides a command in.
+_DECODERS = frozenset({
+    "base64.b64decode", "base64.b32decode", "base64.b16decode", "base64.urlsafe_b64decode",
+    "base64.decodebytes", "bytes.fromhex", "binascii.unhexlify", "binascii.a2b_hex",
+    "binascii.a2b_base64",
+})  # fmt: skip
+
+
+def _is_code_point(value: Value) -> bool:
+    return isinstance(value, int) and 0 <= value < 0x110000
+
+
+_TEXT_METHODS = frozenset({"decode", "encode", "join", "replace", "strip", "lower", "upper"})
+
+
+def _decoded(name: str, text: str) -> Value:
+    import base64
+    import binascii
+
+    try:
+        if name.endswith(("fromhex", "unhexlify", "a2b_hex", "b16decode")):
+            data = bytes.fromhex(text) if "fromhex" in name else binascii.unhexlify(text)
+        elif name.endswith("b32decode"):
+            data = base64.b32decode(text)
+        elif name.endswith("urlsafe_b64decode"):
+            data = base64.urlsafe_b64decode(text)
+        else:
+            data = base64.b64decode(text)
+    except (ValueError, binascii.Error):
+        return None
+    return data.decode("utf-8", "replace")
+
+
+def _text_method(method: str, base: Value, args: list[Value]) -> Value:
+    """`b"...".decode()`, `"".join([...])`, `s.replace("a", "b")` on known text."""
+    if not isinstance(base, str):
+        return None
+    if method in ("decode", "encode"):
+        return base  # bytes and text are both read as text here
+    if method == "join" and len(args) == 1 and isinstance(args[0], list):
+        parts = args[0]
+        return base.join(parts) if all(isinstance(p, str) for p in parts) else None  # type: ignore[arg-type]
+    if method == "replace" and len(args) == 2 and all(isinstance(a, str) for a in args):
+        return base.replace(str(args[0]), str(args[1]))
+    if method in ("strip", "lower", "upper") and not args:
+        return getattr(base, method)()  # type: ignore[no-any-return]
+    return None
 
 
 def _target(node: ast.For | ast.comprehension | ast.withitem) -> ast.AST:

@@ -8,7 +8,7 @@ cmd`, `git rebase --exec 'cmd'`, `git -c alias.x='!cmd'`, `env -S 'cmd'`,
 from __future__ import annotations
 
 from redline.fasttuple import NamedTuple
-from redline.shell import embedded, run_carriers, runners
+from redline.shell import embedded, python_launchers, run_carriers, runners
 from redline.shell.carriers import VALUE_FLAGS, interpreter_family
 from redline.shell.invocation import Invocation
 from redline.shell.model import Word
@@ -133,6 +133,10 @@ def _launches(inv: Invocation) -> list[Launch]:
         return [Launch(f"{name} job", script=inv.stdin_text)]
     if name.startswith(("python", "pypy")) and interpreter_family(name) in ("python", "pypy"):
         return _python_module(inv)
+    if name in python_launchers.LAUNCHERS:  # `coverage run -m MOD`, `pyinstrument x.py`
+        python = inv.argv[0]._replace(value="python3")
+        plain = python_launchers.launched(name, inv.argv[1:], python)
+        return [Launch(f"{name} run", argv=plain)] if plain else []
     if name in runners.RUNNERS:
         found = runners.command_of(name, inv.argv)
         if found is not None:
@@ -403,6 +407,9 @@ def _python_module(inv: Invocation) -> list[Launch]:
         word = argv[k] if attached else (argv[k + 1] if k + 1 < len(argv) else None)
         rest = argv[k + 1 :] if attached else argv[k + 2 :]
         module = attached or (word.value if word is not None else "")
+        if module in python_launchers.LAUNCHERS:  # `python -m runpy redline`, `-m pdb x.py`
+            plain = python_launchers.launched(module, tuple(rest), argv[0])
+            return [Launch(f"{inv.name} -m {module}", argv=plain)] if plain else []
         program = _MODULE_PROGRAMS.get(module)
         if word is None or program is None:
             return []

@@ -100,7 +100,8 @@ def runs(written: Written, copies: Copies, inv: Invocation, text: str) -> Iterat
     elif run is not None and path is not None and copies:
         source = disk_copies.source_of(copies, path)
         if source is not None:  # `cp evil.sh x; bash x`: told as `bash /p/evil.sh`
-            yield disk_copies.rerun(inv, run.path, source, f"{WRITTEN}{run.path} from {source}")
+            label = f"{WRITTEN}{run.path}{disk_copies.COPIED}{source}"
+            yield disk_copies.rerun(inv, run.path, source, label)
     name = inv.name
     if "/" not in inv.argv[0].value and "PATH=" in text:
         for found, body in written.items():  # a PATH shim: `PATH=.:$PATH ls`
@@ -108,7 +109,8 @@ def runs(written: Written, copies: Copies, inv: Invocation, text: str) -> Iterat
                 yield _carried(body, _program_language(body, found), found)
         for found, source in copies.items():
             if found.rsplit("/", 1)[-1] == name and found != path:
-                yield disk_copies.rerun(inv, inv.argv[0].value, source, WRITTEN + found)
+                label = f"{WRITTEN}{found}{disk_copies.COPIED}{source}"
+                yield disk_copies.rerun(inv, inv.argv[0].value, source, label)
     if name == "git":
         yield from _git_hooks(written, inv, text)
     if name in SHELLS:  # `bash --rcfile f -i`
