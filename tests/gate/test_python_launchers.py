@@ -52,11 +52,15 @@ EVERYDAY = [
 
 @pytest.fixture
 def run(gate: Gate, tmp_path: Path) -> Check:
-    (tmp_path / "evil.py").write_text("import os, shutil\nshutil.rmtree(os.path.expanduser('~'))\n")
-    (tmp_path / "script.py").write_text("print('hello')\n")
+    # Not `tmp_path` itself: the gate's home is `tmp_path/redline`, and a
+    # bare `redline` there would name it.
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "evil.py").write_text("import os, shutil\nshutil.rmtree(os.path.expanduser('~'))\n")
+    (work / "script.py").write_text("print('hello')\n")
 
     def check(command: str) -> Decision:
-        return gate.check(ToolCall("Bash", {"command": command}, cwd=str(tmp_path)))
+        return gate.check(ToolCall("Bash", {"command": command}, cwd=str(work)))
 
     return check
 
