@@ -50,11 +50,7 @@ def written_texts(inv: Invocation) -> list[tuple[str, str]]:
     analysis knows: `cat > f <<EOF`, `echo ... > f`, `printf ... >> f`,
     `tee f <<< ...`."""
     found: list[tuple[str, str]] = []
-    targets = [
-        r.target.value
-        for r in inv.redirects
-        if r.target is not None and r.op in (">", ">>", ">|", "&>", "&>>")
-    ]
+    targets = [r.target.value for r in inv.redirects if r.target is not None and r.writes]
     if targets:
         text = static_output(inv)
         if text is not None:

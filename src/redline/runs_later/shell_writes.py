@@ -20,7 +20,6 @@ if TYPE_CHECKING:
 # Programs whose invocations may write such a text.
 WRITERS = frozenset({"echo", "printf", "cat", "tee", "sed", "npm", "pnpm", "crontab", "base64",
                      "basenc", "rev", "xxd"})  # fmt: skip
-_WRITES = (">", ">>", ">|", "&>", "&>>")
 # `s/OLD/NEW/`, `a\TEXT`, `i TEXT`, `c\TEXT`, `$a\TEXT`: the text sed puts in.
 _SED_TEXT = lazy_regex(r"(?:^|;)\s*(?:\$|\d+|/[^/]*/)?\s*[aic]\\?\s*(.+)$")
 
@@ -37,12 +36,17 @@ class Written(NamedTuple):
 def written(inv: Invocation, analysis: Analysis) -> list[Written]:
     """Texts `inv` writes into files, each with the path as written."""
     found: list[Written] = []
-    targets = [r.target.value for r in inv.redirects if r.target is not None and r.op in _WRITES]
+    # `>`, `>>`, `&>`, `>&FILE`, `N<>FILE` (`Redirect.writes`)
+    targets = [r.target.value for r in inv.redirects if r.target is not None and r.writes]
     if targets:
         text = static_output(inv)
         if text is not None and inv.name == "printf":
             text = text.replace("\\t", "\t")  # a recipe's tab
-        appends = {r.target.value for r in inv.redirects if r.target is not None and ">>" in r.op}
+        appends = {
+            r.target.value
+            for r in inv.redirects
+            if r.target is not None and (">>" in r.op or r.op == "<>")  # `<>`: in place
+        }
         if text is not None:  # appended text is a piece of the file (read line by line too)
             found.extend(Written(t, text, t not in appends) for t in targets)
     name = inv.name

@@ -140,12 +140,44 @@ def inline_code(inv: Invocation) -> str | None:
 def fed_program(inv: Invocation, operand: str | None) -> str | None:
     """`python3 <(echo CODE)`: the program is what the substitution prints
     (`DYNAMIC` when that cannot be known here)."""
-    if operand is None or not operand.startswith("/dev/fd/"):
+    if operand is None or not operand.startswith(("/dev/fd/", "/proc/self/fd/")):
         return None
     for word in inv.argv[1:]:
         if word.value == operand and word.raw.startswith("<("):
             return DYNAMIC if word.feeds is None else word.feeds
+    if descriptor_number(operand) not in (None, 0):  # `python3 /dev/fd/3 3<<<CODE`
+        return descriptor_text(inv, operand)
     return None
+
+
+_DESCRIPTOR = lazy_regex(r"\A/(?:dev|proc/self)/fd/(\d+)\Z")
+
+
+def descriptor_number(path: str) -> int | None:
+    """3 for `/dev/fd/3` and `/proc/self/fd/3`, 0 for `/dev/stdin`."""
+    if path == "/dev/stdin":
+        return 0
+    match = _DESCRIPTOR.match(path) if "/fd/" in path else None
+    return int(match.group(1)) if match else None
+
+
+def descriptor_text(inv: Invocation, path: str) -> str | None:
+    """The text a program reads from the descriptor `path` names: a
+    here-string or heredoc on it; `DYNAMIC` when the descriptor is a file or
+    is not opened here (the file is read by `script_runs` where it can)."""
+    number = descriptor_number(path)
+    if number is None:
+        return None
+    for redirect in reversed(inv.redirects):
+        fd = 0 if redirect.fd is None and redirect.op.startswith("<") else redirect.fd
+        if fd != number or not redirect.op.startswith("<"):
+            continue
+        if redirect.op in ("<<<", "<<", "<<-") and redirect.body is not None:
+            literal = redirect.body_literal or redirect.op == "<<<"
+            body = redirect.body + ("\n" if redirect.op == "<<<" else "")
+            return body if literal and DYNAMIC not in body else DYNAMIC
+        return None if redirect.op == "<" else DYNAMIC  # `3< FILE`: a script on disk
+    return DYNAMIC if number != 0 else None
 
 
 def first_operand(values: tuple[str, ...], takes: str) -> str | None:
@@ -263,6 +295,9 @@ def _shell(inv: Invocation) -> list[Carried]:
         operands = operands[1:] if inv.stdin_text is not None else operands
     if operands and operands[0].feeds is not None:  # `bash <(echo CMD)`
         return [Carried(operands[0].feeds, f"{inv.name} <(...)")]
+    if operands and descriptor_number(operands[0].value) is not None:  # `bash /dev/fd/3 3<<<CMD`
+        text = descriptor_text(inv, operands[0].value)
+        return [Carried(text, f"{inv.name} {operands[0].value}")] if text is not None else []
     if (not operands or mode == "s") and inv.stdin_text is not None:
         return [Carried(inv.stdin_text, f"{inv.name} reading stdin", shares_stdin=False)]
     return []

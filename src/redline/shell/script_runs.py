@@ -10,6 +10,7 @@ from redline.shell.carriers import (
     SHELLS,
     SOURCE,
     VALUE_FLAGS,
+    descriptor_number,
     inline_code,
     interpreter_family,
     shell_options,
@@ -41,10 +42,10 @@ def script_run(inv: Invocation) -> RunScript | None:
         mode, k = shell_options(values)
         if mode == "c":
             return None
-        return _named(values[k], by_shell=True) if k < len(values) else _stdin_file(inv, True)
+        return _named(values[k], True, inv) if k < len(values) else _stdin_file(inv, True)
     if name in SOURCE:
         operands = inv.options.operands
-        return _named(operands[0].value, by_shell=True) if operands else None
+        return _named(operands[0].value, True, inv) if operands else None
     family = interpreter_family(name)
     if family is None or inline_code(inv) is not None:
         return None
@@ -53,11 +54,11 @@ def script_run(inv: Invocation) -> RunScript | None:
     while k < len(values):
         value = values[k]
         if value == "--":
-            return _named(values[k + 1], by_shell=False) if k + 1 < len(values) else None
+            return _named(values[k + 1], False, inv) if k + 1 < len(values) else None
         if value == "-":  # the program is read from stdin
             return _stdin_file(inv, False)
         if not value.startswith("-"):
-            return _named(value, by_shell=False)
+            return _named(value, False, inv)
         if family in ("python", "pypy") and "m" in value[1:]:
             return None  # a module, not a file
         if value[1:2] in takes and len(value) == 2:
@@ -74,10 +75,25 @@ def _stdin_file(inv: Invocation, by_shell: bool) -> RunScript | None:
     return None
 
 
-def _named(value: str, by_shell: bool) -> RunScript | None:
-    if not value or DYNAMIC in value or value in ("/dev/stdin", "-"):
+def _named(value: str, by_shell: bool, inv: Invocation | None = None) -> RunScript | None:
+    if not value or DYNAMIC in value or value == "-":
         return None
+    number = descriptor_number(value) if value.startswith(("/dev/", "/proc/")) else None
+    if number is not None:  # `bash /dev/stdin < x.sh`, `python3 /dev/fd/3 3< x.py`
+        return _descriptor_file(inv, number, by_shell) if inv is not None else None
     return RunScript(value, by_shell)
+
+
+def _descriptor_file(inv: Invocation, number: int, by_shell: bool) -> RunScript | None:
+    """The file redirected into descriptor `number` (`3< FILE`, `< FILE`)."""
+    for redirect in reversed(inv.redirects):
+        fd = 0 if redirect.fd is None and redirect.op.startswith("<") else redirect.fd
+        if fd == number and redirect.op.startswith("<"):
+            target = redirect.target
+            if redirect.op == "<" and target is not None and DYNAMIC not in target.value:
+                return RunScript(target.value, by_shell)
+            return None
+    return None
 
 
 def is_shell_text(text: str, path: str = "") -> bool:

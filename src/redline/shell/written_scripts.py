@@ -20,13 +20,16 @@ from redline.shell.lazy_regex import lazy_regex
 from redline.shell.model import DYNAMIC
 from redline.shell.script_runs import is_shell_text, language_of, script_run
 
+# Text no reading can know, run as one computed command (asked): what an
+# in-place write (`1<>FILE`) leaves of the file after its own text.
+UNREADABLE = "${REDLINE_UNREADABLE_FILE}"
+
 # How a script run from a written file is labelled in `via`.
 WRITTEN = "written "
 # Normalised path -> the text written there in this command (`None`: unknown).
 Written = dict[str, "str | None"]
 Copies = disk_copies.Copies
 
-_WRITES = frozenset({">", ">>", ">|", "&>", "&>>"})
 # Programs that write files without a redirect: `note` looks at them.
 _DOWNLOADERS = {"curl": ("-o", "--output"), "wget": ("-O", "--output-document")}
 NOTED = frozenset({"tee", "sed", "perl", "dd", *disk_copies.COPIERS, *_DOWNLOADERS})
@@ -44,15 +47,17 @@ def note(
     if inv.remote:
         return
     name = inv.name
-    targets = [r for r in inv.redirects if r.op in _WRITES and r.target is not None]
+    targets = [r for r in inv.redirects if r.writes and r.target is not None]
     if targets:
         output = _output(inv, written, before, text)
         for redirect in targets:
             path = _path(redirect.target.value if redirect.target else "", inv)
-            if path is None:
-                continue
+            if path is None or (path.startswith("/dev/") and not path.startswith("/dev/shm/")):
+                continue  # a device or a socket (`exec 3<>/dev/tcp/...`) holds no script
             if redirect.fd not in (None, 1):
                 written[path] = None  # stderr: nothing the analysis can read
+            elif redirect.op == "<>":  # written over in place: what was there may follow
+                written[path] = None if output is None else output + "\n" + UNREADABLE + "\n"
             elif redirect.op.endswith(">>"):
                 written[path] = _append(written.get(path, ""), output)
             elif output is None and name == "cat":  # `cat SRC > DST`: a copy
