@@ -52,7 +52,7 @@ def note(
         output = _output(inv, written, before, text)
         for redirect in targets:
             path = _path(redirect.target.value if redirect.target else "", inv)
-            if path is None or (path.startswith("/dev/") and not path.startswith("/dev/shm/")):
+            if path is None or (path.startswith("/dev/") and path.split("/")[2] != "shm"):
                 continue  # a device or a socket (`exec 3<>/dev/tcp/...`) holds no script
             if redirect.fd not in (None, 1):
                 written[path] = None  # stderr: nothing the analysis can read
