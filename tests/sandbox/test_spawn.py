@@ -12,7 +12,7 @@ import pytest
 
 from redline.sandbox import spawn
 from redline.sandbox.level import NAMESPACES, probe
-from redline.sandbox.pids import make_bound
+from redline.sandbox.pids import RLIMIT, Bound, make_bound
 from redline.sandbox.plan import make_plan
 
 LEVEL = probe()
@@ -69,3 +69,28 @@ def test_no_other_process_can_say_go_or_change_the_options(tmp_path: Path, fd: i
     finally:
         started.cancel()
     assert not (tmp_path / "ran").exists()
+
+
+def test_the_command_runs_inside_the_runs_cgroup(tmp_path: Path, env: dict[str, str]) -> None:
+    """The launch joins through `tasks` on cgroup v1 (one thread moved, no
+    grace period): the processes it starts must still count in the cgroup."""
+    bound = make_bound(64)
+    if bound.path is None:
+        pytest.skip("the process bound here is not a cgroup")
+    out = tmp_path / "current"
+    started = spawn.start(["sh", "-c", f"cat {bound.path}/pids.current > {out}"], LEVEL, bound)
+    plan = make_plan(str(tmp_path), env, temp_dirs=(str(tmp_path),))
+    assert started.run(plan, env) == 0
+    assert int(out.read_text()) >= 3  # bwrap, its init inside, the shell (and `cat`)
+
+
+def test_an_rlimit_bound_is_set_before_the_command_starts(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """Soft and hard, whatever `/bin/sh` is (dash has no `ulimit -u`)."""
+    out = tmp_path / "limits"
+    command = ["sh", "-c", f"grep 'Max processes' /proc/self/limits > {out}"]
+    started = spawn.start(command, LEVEL, Bound(RLIMIT, 50))
+    plan = make_plan(str(tmp_path), env, temp_dirs=(str(tmp_path),))
+    assert started.run(plan, env) == 0
+    assert out.read_text().split()[2:4] == ["50", "50"]

@@ -11,7 +11,10 @@ no Python in the child) in a process group of its own, which
 
 1. ignores SIGINT/SIGTERM/SIGHUP/SIGQUIT (bwrap inherits that; the command
    gets them back at their defaults through `env --default-signal`),
-2. joins the run's cgroup (or sets `ulimit -u` for the rlimit bound), and
+2. joins the run's cgroup (`Bound.join_file`: on cgroup v1 its `tasks`, as
+   the shell runs one thread), while for the rlimit bound redline sets the
+   shell's `RLIMIT_NPROC` itself (`prlimit`: `ulimit -u` is not `/bin/sh`'s
+   option everywhere; dash calls it `-p`), and
 3. waits for the line `go` on descriptor 4; on anything else (redline
    refused the command, failed, or died: end of file) it exits 125 and
    nothing runs;
@@ -47,7 +50,7 @@ from redline.sandbox.launch import (
     wait,
 )
 from redline.sandbox.level import NAMESPACES, probe
-from redline.sandbox.pids import CGROUP, RLIMIT, Bound, sweep
+from redline.sandbox.pids import RLIMIT, Bound, sweep
 from redline.sandbox.programs import shell_argv
 
 TYPE_CHECKING = False  # a run spawns this before loading the judge: only what it needs
@@ -57,14 +60,13 @@ if TYPE_CHECKING:
 
 GO_FD, SECCOMP_FD = 4, 9
 SHELL = "/bin/sh"
-# $1: the cgroup's `cgroup.procs` or empty; $2: the rlimit or empty; then bwrap's argv.
+# $1: the cgroup's file to join (`Bound.join_file`) or empty; then bwrap's argv.
 SCRIPT = (
     "trap '' INT TERM HUP QUIT\n"
     '[ -z "$1" ] || echo 0 > "$1" || exit 125\n'
-    '[ -z "$2" ] || ulimit -u "$2" || exit 125\n'
     "IFS= read -r go <&4 || exit 125\n"
     '[ "$go" = go ] || exit 125\n'
-    "shift 2\n"
+    "shift\n"
     'exec "$@"\n'
 )
 FAILED = 125
@@ -174,10 +176,7 @@ def start(command: list[str], level: Level, bound: Bound) -> Started:
 
     if level.bwrap is None:
         raise ValueError("the namespace sandbox needs bwrap")
-    procs = ""
-    if bound.mechanism == CGROUP and bound.path:
-        procs = os.path.join(bound.path, "cgroup.procs")
-    rlimit = str(bound.limit) if bound.mechanism == RLIMIT else ""
+    join = bound.join_file() or ""
     go_read = go_write = filter_read = None
     try:
         go_read, go_write = (_high(end) for end in seccomp.socket_pair())
@@ -188,7 +187,7 @@ def start(command: list[str], level: Level, bound: Bound) -> Started:
             actions.append((os.POSIX_SPAWN_DUP2, filter_read, SECCOMP_FD))
         actions += _closes(keep={go_read, go_write, filter_read})
         inside = default_signals(command)
-        argv = [SHELL, "-c", SCRIPT, "redline-launch", procs, rlimit, *bwrap, "--", *inside]
+        argv = [SHELL, "-c", SCRIPT, "redline-launch", join, *bwrap, "--", *inside]
         pid = os.posix_spawn(
             SHELL,
             argv,
@@ -207,7 +206,23 @@ def start(command: list[str], level: Level, bound: Bound) -> Started:
         for fd in (go_read, filter_read):
             if fd is not None:
                 os.close(fd)
-    return Started(pid, bound, go_write, command, filter_read is not None)
+    started = Started(pid, bound, go_write, command, filter_read is not None)
+    if bound.mechanism == RLIMIT:
+        _bound_nproc(started, bound.limit)
+    return started
+
+
+def _bound_nproc(started: Started, limit: int) -> None:
+    """The waiting shell's `RLIMIT_NPROC`, soft and hard (so nothing inside can
+    raise it), set before go: bwrap and the command inherit it. Raises
+    `SandboxFailed` (the launch ended) when it cannot be set."""
+    import resource
+
+    try:
+        resource.prlimit(started.pid, resource.RLIMIT_NPROC, (limit, limit))
+    except OSError as error:
+        started.cancel()
+        raise SandboxFailed(f"the process bound cannot be set: {error}") from None
 
 
 def start_early(
