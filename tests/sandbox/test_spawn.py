@@ -6,6 +6,7 @@ beyond stdin, stdout and stderr. Every command here is harmless."""
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
@@ -94,3 +95,33 @@ def test_an_rlimit_bound_is_set_before_the_command_starts(
     plan = make_plan(str(tmp_path), env, temp_dirs=(str(tmp_path),))
     assert started.run(plan, env) == 0
     assert out.read_text().split()[2:4] == ["50", "50"]
+
+
+def test_a_sandbox_built_before_the_verdict_runs_nothing_until_the_last_go(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    """`prepare` lets bwrap build the sandbox while the command is judged; the
+    gate inside holds the command until `run`, and `cancel` ends it unrun."""
+    plan = make_plan(str(tmp_path), env, temp_dirs=(str(tmp_path),))
+    refused = spawn.start(["touch", str(tmp_path / "refused")], LEVEL, make_bound(64))
+    refused.prepare(plan, env)
+    time.sleep(0.3)  # time enough for bwrap to build it and reach the gate
+    refused.cancel()
+    assert not (tmp_path / "refused").exists()
+    allowed = spawn.start(["sh", "-c", f"touch {tmp_path}/allowed; exit 4"], LEVEL, make_bound(64))
+    allowed.prepare(plan, env)
+    assert allowed.run(plan, env) == 4
+    assert (tmp_path / "allowed").exists()
+
+
+def test_a_sandbox_built_for_other_places_is_never_used(
+    tmp_path: Path, env: dict[str, str]
+) -> None:
+    plan = make_plan(str(tmp_path), env, temp_dirs=(str(tmp_path),))
+    other = make_plan(str(tmp_path), env, temp_dirs=(str(tmp_path),), network=False)
+    assert other != plan
+    started = spawn.start(["touch", str(tmp_path / "ran")], LEVEL, make_bound(64))
+    started.prepare(plan, env)
+    with pytest.raises(ValueError, match="another plan"):
+        started.run(other, env)
+    assert not (tmp_path / "ran").exists()
