@@ -55,7 +55,7 @@ def test_the_command_gets_only_stdin_stdout_and_stderr(tmp_path: Path, env: dict
     assert sorted(int(fd) for fd in out.read_text().split()) == [0, 1, 2, 3]
 
 
-@pytest.mark.parametrize("fd", [spawn.GO_FD, spawn.SECCOMP_FD])
+@pytest.mark.parametrize("fd", [spawn.GO_FD, spawn.GATE_FD, spawn.SECCOMP_FD])
 def test_no_other_process_can_say_go_or_change_the_options(tmp_path: Path, fd: int) -> None:
     """Another process of the same user (an agent's, outside the sandbox) can
     open a pipe or memory file of the waiting launch through `/proc/PID/fd`:

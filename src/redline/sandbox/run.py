@@ -119,8 +119,14 @@ def prepare(
     from redline.sandbox.plan import workspace_refusal
 
     unsafe = workspace_refusal(where, env_in) if level.name != NONE else None
-    early = started is not None and started.command == argv and level.name == NAMESPACES
-    if started is not None and early and unsafe is None and record and not service:
+    if (
+        started is not None
+        and started.command == argv
+        and level.name == NAMESPACES
+        and unsafe is None
+        and record
+        and not service  # an ask held for the owner is built after the answer
+    ):
         passed = tuple(p.name for p in scrubbed.passed)  # bwrap builds it while we judge
         build_early(started, where, env_in, settings.writable, net, passed, scrubbed.env)
     if unsafe is not None:
@@ -272,7 +278,7 @@ def execute(
 
         raise SandboxFailed(unsafe)
     if started is not None and started.built is not None:
-        # Built while the command was judged (`sandbox.served`): used only for
+        # Built while the command was judged (`build_early`): used only for
         # these very places, environment and command, else ended.
         same = (prepared.cwd, prepared.writable, prepared.network, prepared.passed, max_procs)
         if (

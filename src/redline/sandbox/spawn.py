@@ -3,10 +3,10 @@ latency): the process that will become bwrap is spawned while redline is
 still loading and judging, does the slow part of its setup then, and waits.
 
 Joining the run's pids cgroup moves a process between cgroups, and on cgroup
-v1 (and v2 without `favordynmods`) the kernel waits for an RCU grace period
-to do that: ~10 ms here, as long as the rest of the launch. Python's
-`preexec_fn` would also make it a fork of the whole interpreter with Python
-running in the child. Instead, `start` spawns a small shell (`posix_spawn`,
+v2 without `favordynmods` (and v1 through `cgroup.procs`) the kernel waits
+for an RCU grace period to do that: ~10 ms here, as long as the rest of the
+launch. Python's `preexec_fn` would also make it a fork of the whole
+interpreter with Python running in the child. Instead, `start` spawns a small shell (`posix_spawn`,
 no Python in the child) in a process group of its own, which
 
 1. ignores SIGINT/SIGTERM/SIGHUP/SIGQUIT (bwrap inherits that; the command
