@@ -11,7 +11,8 @@ that the real workload passes.
    running in its home (the served path: the warm service judges and logs),
    and the console script. `--against DIR` adds the same forms run from
    another checkout's sources (`DIR/src`, e.g. a worktree of main), same
-   interpreter, interleaved: an A/B on the shared machine. Then the
+   interpreter, interleaved: an A/B on the shared machine (with a service of
+   its own, and the hook-wrapped launch each writes). Then the
    hook-wrapped form: the text an enforcing hook hands the agent's shell for
    `true` (bwrap's own launch, `sandbox.direct`), run by `bash -c` as the
    agent's shell runs it, over `bash -c true`. The goal: at most 15 ms.
@@ -93,12 +94,17 @@ def main() -> int:
         ws = f"{tmp}/ws"
         os.makedirs(ws)
         run = [sys.executable, "-m", "redline", "run", "--"]
-        service = start_service(served, ws)
+        services = [start_service(served, ws)]
+        if args.against:  # the other checkout's own service, in its own home
+            other = f"{os.path.abspath(args.against)}/src"
+            against = {**env, "PYTHONPATH": other, "REDLINE_HOME": f"{tmp}/against-served"}
+            services.append(start_service(against, ws))
         try:
             return measure(args, env, served, ws, run)
         finally:
-            service.terminate()
-            service.wait(timeout=30)
+            for service in services:
+                service.terminate()
+                service.wait(timeout=30)
 
 
 def start_service(env: dict[str, str], ws: str) -> subprocess.Popen[bytes]:
@@ -137,8 +143,16 @@ def measure(
         # Its own home: its caches are keyed by its own sources. A checkout
         # without the served path judges locally whether a service runs or not.
         other = f"{os.path.abspath(args.against)}/src"
-        home = f"{os.path.dirname(env['REDLINE_HOME'])}/against"
-        forms["against: run"] = ([*run, "true"], {**env, "PYTHONPATH": other, "REDLINE_HOME": home})
+        tmp = os.path.dirname(env["REDLINE_HOME"])
+        theirs = {**env, "PYTHONPATH": other, "REDLINE_HOME": f"{tmp}/against"}
+        forms["against: run, no service"] = ([*run, "true"], theirs)
+        against_served = {**theirs, "REDLINE_HOME": f"{tmp}/against-served"}
+        forms["against: run, service running"] = ([*run, "true"], against_served)
+        # The hook-wrapped launch each side writes for `true`, run as the agent's shell runs it.
+        for name, side in (("hook-wrapped true", env), ("against: hook-wrapped true", theirs)):
+            text = wrapped_text(side, ws)
+            if text is not None:
+                forms[name] = (["bash", "-c", text], side)
     for argv, form_env in forms.values():
         for _ in range(3):  # warm: bytecode, the hook image, the policy cache, the log
             quiet(argv, form_env, ws)
@@ -149,7 +163,7 @@ def measure(
     bare = statistics.median(ms["true"])
     python = statistics.median(ms["python -c pass"])
     for name in forms:
-        if "run" not in name:
+        if "run" not in name and "hook-wrapped" not in name:
             continue
         whole = statistics.median(ms[name])
         print(
@@ -161,6 +175,20 @@ def measure(
     if not args.no_workload:
         return workload(env, ws, run)
     return 0
+
+
+def wrapped_text(env: dict[str, str], ws: str) -> str | None:
+    """The text an enforcing hook of `env`'s sources writes for `true`."""
+    code = (
+        "import os, sys\n"
+        "from redline.sandbox.direct import launch_text\n"
+        "print(launch_text('true', sys.argv[1], os.environ) or '')\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", code, ws], env=env, cwd=ws, capture_output=True, text=True,
+        check=False,
+    )  # fmt: skip
+    return done.stdout.strip() or None
 
 
 def hook_wrapped(env: dict[str, str], ws: str, runs: int, bare_true: float) -> None:

@@ -7,6 +7,9 @@ logged by the service), a wrong key or a tampered answer is a deny."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -21,8 +24,11 @@ from redline.approve.client import Unverified, verify
 from redline.audit.recorder import open_log
 from redline.audit.store import Query
 from redline.decision import Verdict
-from redline.sandbox.level import LANDLOCK, NAMESPACES, Level
-from redline.sandbox.run import prepare
+from redline.sandbox import spawn
+from redline.sandbox.level import LANDLOCK, NAMESPACES, Level, probe
+from redline.sandbox.pids import make_bound
+from redline.sandbox.plan import make_plan
+from redline.sandbox.run import execute, prepare
 from redline.sandbox.served import prepare_served
 
 CORPUS = Path(__file__).parent.parent / "corpus"
@@ -169,3 +175,60 @@ def test_an_answer_without_the_runs_object_does_not_verify(served: ServiceProces
     with pytest.raises(Unverified) as raised:
         verify(tampered, pinned, request=None, nonce="n" * 32, call=digest, run=run)
     assert raised.value.code == "bad-signature"
+
+
+def _cli_env(served: ServiceProcess) -> dict[str, str]:
+    """The served env for a `redline run` process: the service's policy, not one of its own."""
+    env = {k: v for k, v in served.env.items() if k != "REDLINE_POLICY"}
+    return {**env, "PYTHONPATH": os.pathsep.join(sys.path)}
+
+
+@pytest.mark.skipif(probe().name != NAMESPACES, reason="needs the namespace sandbox")
+def test_the_sandbox_is_built_while_the_service_judges(
+    served: ServiceProcess, tmp_path: Path
+) -> None:
+    level = probe()
+    command = ["sh", "-c", "echo hi > out"]
+    started = spawn.start(command, level, make_bound(64))
+    prepared = prepare_served(command, level=level, cwd=str(tmp_path), environ=served.env,
+                              started=started)  # fmt: skip
+    assert prepared is not None and prepared.decision.verdict is Verdict.ALLOW
+    assert started.built is not None  # bwrap built it before the verdict came back
+    assert execute(prepared, environ=served.env, max_procs=64, started=started) == 0
+    assert (tmp_path / "out").read_text() == "hi\n"
+
+
+@pytest.mark.skipif(probe().name != NAMESPACES, reason="needs the namespace sandbox")
+def test_a_sandbox_built_from_other_settings_is_ended_and_made_again(
+    served: ServiceProcess, tmp_path: Path
+) -> None:
+    """Stale or tampered settings: the service refuses them (409), the run is
+    judged here, and the sandbox built from them is never used."""
+    level = probe()
+    command = ["sh", "-c", "echo hi > out"]
+    started = spawn.start(command, level, make_bound(64))
+    plan = make_plan(str(tmp_path), served.env, max_procs=64)
+    started.prepare(plan, {}, ("other places",))
+    local = prepare(command, cwd=str(tmp_path), environ=served.env, level=level)
+    assert execute(local, environ=served.env, max_procs=64, started=started) == 0
+    assert (tmp_path / "out").read_text() == "hi\n"
+    with pytest.raises(ChildProcessError):
+        os.waitpid(started.pid, os.WNOHANG)  # the one built first was ended and reaped
+
+
+@pytest.mark.skipif(probe().name != NAMESPACES, reason="needs the namespace sandbox")
+@pytest.mark.parametrize(
+    ("text", "code"),
+    [("echo hi > out", 0), ("touch out; rm -rf /", 126), ("exit 3", 3)],
+)
+def test_a_served_run_runs_an_allow_only(
+    served: ServiceProcess, tmp_path: Path, text: str, code: int
+) -> None:
+    before = decisions(served.env)
+    done = subprocess.run(
+        [sys.executable, "-m", "redline", "run", "--cwd", str(tmp_path), "--shell", text],
+        env=_cli_env(served), capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == code, done.stderr
+    assert (tmp_path / "out").exists() == (code == 0)
+    assert decisions(served.env) == before + 1  # judged and logged once, by the service

@@ -13,6 +13,7 @@ import pytest
 from redline.cli import exitcodes
 from redline.cli.main import main
 from redline.cli.run import REFUSED
+from redline.decision import Verdict
 from redline.sandbox import run as sandbox_run
 from redline.sandbox import spawn
 from redline.sandbox.level import NONE, Level, probe
@@ -333,4 +334,26 @@ def test_a_policy_of_the_callers_own_is_not_left_to_the_service(
     monkeypatch.setattr("redline.sandbox.served.prepare_served", served)
     monkeypatch.setenv("REDLINE_POLICY", "/srv/strict.yaml")
     args = argparse.Namespace(explain=False, ticket=None)
-    assert cli_run._served(args, ["true"], probe()) is None
+    assert cli_run._served(args, ["true"], probe(), None) is None
+
+
+@pytest.mark.skipif(BEST != "namespaces", reason="needs the namespace sandbox")
+def test_the_sandbox_is_built_while_the_command_is_judged(ws: Path) -> None:
+    """bwrap sets the sandbox up while the judge works (`sandbox.spawn`'s
+    first go); only an allow releases the command (the second)."""
+    from redline.sandbox.pids import make_bound
+    from redline.sandbox.programs import shell_argv
+
+    level = probe()
+    allowed = ["sh", "-c", "echo hi > out"]
+    started = spawn.start(allowed, level, make_bound(64))
+    prepared = sandbox_run.prepare(allowed, cwd=str(ws), level=level, started=started)
+    assert started.built is not None
+    assert sandbox_run.execute(prepared, max_procs=64, started=started) == 0
+    assert (ws / "out").read_text() == "hi\n"
+    denied = "touch ran; rm -rf /"
+    started = spawn.start(shell_argv(denied), level, make_bound(64))
+    prepared = sandbox_run.prepare(denied, cwd=str(ws), level=level, started=started)
+    assert started.built is not None and prepared.decision.verdict is Verdict.DENY
+    started.cancel()  # what `redline run` does with a refusal
+    assert not (ws / "ran").exists()

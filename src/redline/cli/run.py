@@ -191,7 +191,9 @@ def _judge_and_run(
     from redline.sandbox.run import POLICY_UNAVAILABLE, execute
 
     try:
-        prepared = _served(args, command, level) or _judged_here(args, command, level)
+        prepared = _served(args, command, level, started) or _judged_here(
+            args, command, level, started
+        )
     except ValueError as error:  # an unknown context or profile name
         return _usage(str(error))
     decision = prepared.decision
@@ -215,7 +217,9 @@ def _judge_and_run(
         return FAILED
 
 
-def _served(args: argparse.Namespace, command: list[str] | str, level: Level | None) -> Any:
+def _served(
+    args: argparse.Namespace, command: list[str] | str, level: Level | None, started: Started | None
+) -> Any:
     """The command judged by a running `redline serve` (`sandbox.served`), or
     `None`: none answered, or this run is judged here anyway (`--explain`
     prints the local judgment; a hook's ticket is checked here)."""
@@ -228,10 +232,13 @@ def _served(args: argparse.Namespace, command: list[str] | str, level: Level | N
     return prepare_served(
         command, level=level, cwd=args.cwd, network=False if args.no_network else None,
         context=args.context, session=args.session, profile=args.profile, hold=args.service,
+        started=started,
     )  # fmt: skip
 
 
-def _judged_here(args: argparse.Namespace, command: list[str] | str, level: Level | None) -> Any:
+def _judged_here(
+    args: argparse.Namespace, command: list[str] | str, level: Level | None, started: Started | None
+) -> Any:
     from redline.sandbox.run import prepare
 
     return prepare(
@@ -246,6 +253,7 @@ def _judged_here(args: argparse.Namespace, command: list[str] | str, level: Leve
         ticket=None if args.explain else args.ticket,
         profile=args.profile,
         level=level,
+        started=started,
     )
 
 

@@ -3,7 +3,7 @@ hook has judged a command, the command it hands back need not start Python
 again to be judged and launched. It is the namespace sandbox's own launch,
 as shell text:
 
-    ( echo 0 > CGROUP/cgroup.procs && exec BWRAP --clearenv --setenv K V ...
+    ( echo 0 > CGROUP/tasks && exec BWRAP --clearenv --setenv K V ...
       --seccomp 9 ... --chdir CWD -- bash -c 'COMMAND' 9< SECCOMP_FILE )
 
 - the places, the hidden credentials and the read-only hook configuration
@@ -76,7 +76,7 @@ def launch_text(command: str, cwd: str, environ: Mapping[str, str]) -> str | Non
     from redline.home import home_dir
     from redline.sandbox import seccomp
     from redline.sandbox.bwrap import argv
-    from redline.sandbox.pids import CGROUP, RLIMIT, make_bound, sweep
+    from redline.sandbox.pids import RLIMIT, make_bound, sweep
     from redline.sandbox.plan import make_plan, workspace_refusal
     from redline.sandbox.programs import shell_argv
     from redline.secrets import scrub
@@ -96,8 +96,9 @@ def launch_text(command: str, cwd: str, environ: Mapping[str, str]) -> str | Non
     sweep()
     bound = make_bound(DEFAULT_MAX_PROCS)
     join = ""
-    if bound.mechanism == CGROUP and bound.path:
-        join = f"echo 0 > {shlex.quote(os.path.join(bound.path, 'cgroup.procs'))} && "
+    joined = bound.join_file()  # v1's `tasks`: the subshell runs one thread
+    if joined is not None:
+        join = f"echo 0 > {shlex.quote(joined)} && "
     elif bound.mechanism == RLIMIT:
         join = f"ulimit -u {bound.limit} && "
     opened = f" {fd}< {shlex.quote(filter_path)}" if filter_path else ""

@@ -67,6 +67,7 @@ def prepare(
     ticket: str | None = None,
     profile: str | None = None,
     level: Level | None = None,
+    started: Started | None = None,
 ) -> Prepared:
     """Judge `command` (an argv list, or a shell text) and decide how it would
     run, with the policy's sandbox `profile` when one is named; `level` is
@@ -118,6 +119,16 @@ def prepare(
     from redline.sandbox.plan import workspace_refusal
 
     unsafe = workspace_refusal(where, env_in) if level.name != NONE else None
+    if (
+        started is not None
+        and started.command == argv
+        and level.name == NAMESPACES
+        and unsafe is None
+        and record
+        and not service  # an ask held for the owner is built after the answer
+    ):
+        passed = tuple(p.name for p in scrubbed.passed)  # bwrap builds it while we judge
+        build_early(started, where, env_in, settings.writable, net, passed, scrubbed.env)
     if unsafe is not None:
         decision = Decision(
             Verdict.DENY,
@@ -154,6 +165,36 @@ def prepare(
         net,
         settings.writable,
     )
+
+
+def build_early(
+    started: Started,
+    where: str,
+    environ: Mapping[str, str],
+    writable: tuple[str, ...],
+    network: bool,
+    passed: tuple[str, ...],
+    env: Mapping[str, str],
+) -> None:
+    """Build the sandbox (`Started.prepare`) as `execute` would plan it, so
+    that bwrap sets it up while the command is judged (here or by the
+    service); the command starts only if the verdict allows it (`execute`
+    checks that the plan was made from the same places). A workspace
+    `execute` would refuse is not built; a launch that failed is left for
+    `execute` to report."""
+    from redline.policy.model import RunSettings
+    from redline.sandbox.launch import SandboxFailed
+    from redline.sandbox.plan import make_plan, workspace_refusal
+
+    if workspace_refusal(where, environ) is not None:
+        return
+    limit = started.bound.limit
+    settings = RunSettings(writable=writable, network=network)
+    plan = make_plan(where, environ, settings, max_procs=limit, kept_sockets=passed)
+    try:
+        started.prepare(plan, env, (where, writable, network, passed, limit))
+    except SandboxFailed:
+        return
 
 
 WORKSPACE_REFUSED = "workspace-refused"
@@ -236,6 +277,20 @@ def execute(
         from redline.sandbox.launch import SandboxFailed
 
         raise SandboxFailed(unsafe)
+    if started is not None and started.built is not None:
+        # Built while the command was judged (`build_early`): used only for
+        # these very places, environment and command, else ended.
+        same = (prepared.cwd, prepared.writable, prepared.network, prepared.passed, max_procs)
+        if (
+            prepared.level.name == NAMESPACES
+            and temp_dirs is None
+            and started.command == prepared.argv
+            and started.built_for == same
+            and started.built[1] == prepared.env
+        ):
+            return started.run(*started.built)
+        started.cancel()
+        started = None
     settings = RunSettings(writable=prepared.writable, network=prepared.network)
     plan = make_plan(
         prepared.cwd, env_in, settings, temp_dirs=temp_dirs, max_procs=max_procs,

@@ -22,13 +22,15 @@ import os
 import shlex
 from collections.abc import Mapping, Sequence
 
-from redline.sandbox.level import NONE, Level
+from redline.sandbox.level import NAMESPACES, NONE, Level
 from redline.sandbox.programs import shell_argv
-from redline.sandbox.run import AGENT, TOOL, Prepared
+from redline.sandbox.run import AGENT, TOOL, Prepared, build_early
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
     from typing import Any
+
+    from redline.sandbox.spawn import Started
 
 
 def prepare_served(
@@ -42,11 +44,14 @@ def prepare_served(
     session: str | None = None,
     profile: str | None = None,
     hold: bool = False,
+    started: Started | None = None,
 ) -> Prepared | None:
     """`sandbox.run.prepare`'s answer, judged and logged by the service;
     `None` when no service judged it. `hold`: an ask waits for the owner
     (`--service`), else it is refused. `ValueError`: the service cannot
-    judge the call (an unknown context)."""
+    judge the call (an unknown context). `started` (the launch spawned
+    early) is built while the service judges: the places and the
+    environment come from the published settings, not from the verdict."""
     from redline.approve.run_settings import digest, read, with_profile
     from redline.home import home_dir
 
@@ -80,6 +85,10 @@ def prepare_served(
     if scrubbed.passed:
         args["env_passed"] = [p.name for p in scrubbed.passed]
     run = {"settings": digest(published), "network": net, "hold": hold, "why": level.why}
+    passed = tuple(p.name for p in scrubbed.passed)
+    if started is not None and not hold and level.name == NAMESPACES and started.command == argv:
+        # (an ask held for the owner takes seconds: built after the answer, as before)
+        build_early(started, where, env_in, writable, net, passed, scrubbed.env)
     try:
         decision = decide_run(
             TOOL, args, cwd=where, session=session, context=context, agent=AGENT, home=home,
@@ -89,7 +98,6 @@ def prepare_served(
         return None
     decision = decision._replace(notes=(*decision.notes, f"enforcement: {level.line()}"))
     removed = tuple(r.name for r in scrubbed.removed)
-    passed = tuple(r.name for r in scrubbed.passed)
     env = scrubbed.env
     return Prepared(text, argv, decision, level, env, removed, passed, where, net, writable)
 

@@ -3,30 +3,47 @@ latency): the process that will become bwrap is spawned while redline is
 still loading and judging, does the slow part of its setup then, and waits.
 
 Joining the run's pids cgroup moves a process between cgroups, and on cgroup
-v1 (and v2 without `favordynmods`) the kernel waits for an RCU grace period
-to do that: ~10 ms here, as long as the rest of the launch. Python's
-`preexec_fn` would also make it a fork of the whole interpreter with Python
-running in the child. Instead, `start` spawns a small shell (`posix_spawn`,
+v2 without `favordynmods` (and v1 through `cgroup.procs`) the kernel waits
+for an RCU grace period to do that: ~10 ms here, as long as the rest of the
+launch. Python's `preexec_fn` would also make it a fork of the whole
+interpreter with Python running in the child. Instead, `start` spawns a small shell (`posix_spawn`,
 no Python in the child) in a process group of its own, which
 
 1. ignores SIGINT/SIGTERM/SIGHUP/SIGQUIT (bwrap inherits that; the command
    gets them back at their defaults through `env --default-signal`),
-2. joins the run's cgroup (or sets `ulimit -u` for the rlimit bound), and
+2. joins the run's cgroup (`Bound.join_file`: on cgroup v1 its `tasks`, as
+   the shell runs one thread), while for the rlimit bound redline sets the
+   shell's `RLIMIT_NPROC` itself (`prlimit`: `ulimit -u` is not `/bin/sh`'s
+   option everywhere; dash calls it `-p`), and
 3. waits for the line `go` on descriptor 4; on anything else (redline
    refused the command, failed, or died: end of file) it exits 125 and
    nothing runs;
-4. then becomes `bwrap --args 4 -- COMMAND`: bwrap reads its options (the
-   plan's binds, the scrubbed environment, `--seccomp 9`, `--chdir`) from
-   the rest of descriptor 4, which redline writes after `go` and then ends.
+4. then becomes `bwrap --args 4 -- sh GATE COMMAND`: bwrap reads its
+   options (the plan's binds, the scrubbed environment, `--seccomp 9`,
+   `--chdir`) from the rest of descriptor 4, which redline writes after
+   `go` and then ends, and builds the sandbox;
+5. inside it, the gate (a shell, `GATE`) waits for a second `go` on
+   descriptor 5, closes it and only then becomes the command (through `env
+   --default-signal`); on anything else it exits 125 and the command never
+   starts.
 
-Descriptors 4 and 9 are ends of socket pairs, not pipes or memory files: any
-process of the same user can open another's pipe or memory file through
+Two steps, so the sandbox can be built while the command is judged
+(`prepare`, the first go: only the places and the environment need be
+known, which a run judged by the service knows before the verdict), and the
+command released once the verdict is logged and verified (`run`, the second
+go). Nothing of the command runs before the second go: the gate is
+redline's own few lines, and the command's argv is fixed when the shell
+starts.
+
+Descriptors 4, 5 and 9 are ends of socket pairs, not pipes or memory files:
+any process of the same user can open another's pipe or memory file through
 `/proc/PID/fd/N` (and so say go, or change bwrap's options or filter, before
 any verdict); a socket cannot be opened that way.
 
 The command, its argv fixed when the shell starts, is what redline judges;
 the options depend on the policy, so they come after it. `run` hands over
-the terminal, says go, forwards signals and waits, as `launch` does.
+the terminal, says the last go, forwards signals and waits, as `launch`
+does.
 """
 
 from __future__ import annotations
@@ -47,7 +64,7 @@ from redline.sandbox.launch import (
     wait,
 )
 from redline.sandbox.level import NAMESPACES, probe
-from redline.sandbox.pids import CGROUP, RLIMIT, Bound, sweep
+from redline.sandbox.pids import RLIMIT, Bound, sweep
 from redline.sandbox.programs import shell_argv
 
 TYPE_CHECKING = False  # a run spawns this before loading the judge: only what it needs
@@ -55,16 +72,17 @@ if TYPE_CHECKING:
     from redline.sandbox.level import Level
     from redline.sandbox.plan import Plan
 
-GO_FD, SECCOMP_FD = 4, 9
+GO_FD, GATE_FD, SECCOMP_FD = 4, 5, 9
 SHELL = "/bin/sh"
-# $1: the cgroup's `cgroup.procs` or empty; $2: the rlimit or empty; then bwrap's argv.
+# Inside the sandbox: the command starts on the second go only.
+GATE = 'IFS= read -r go <&5 || exit 125\n[ "$go" = go ] || exit 125\nexec 5<&-\nexec "$@"\n'
+# $1: the cgroup's file to join (`Bound.join_file`) or empty; then bwrap's argv.
 SCRIPT = (
     "trap '' INT TERM HUP QUIT\n"
     '[ -z "$1" ] || echo 0 > "$1" || exit 125\n'
-    '[ -z "$2" ] || ulimit -u "$2" || exit 125\n'
     "IFS= read -r go <&4 || exit 125\n"
     '[ "$go" = go ] || exit 125\n'
-    "shift 2\n"
+    "shift\n"
     'exec "$@"\n'
 )
 FAILED = 125
@@ -80,26 +98,57 @@ def _high(fd: int) -> int:
 
 
 class Started:
-    """A launch waiting for `run` (go) or `cancel`; one of the two must follow."""
+    """A launch waiting for `run` (go) or `cancel`; one of the two must follow.
+    `prepare` may come first: the sandbox is built, the command still waits."""
 
-    def __init__(self, pid: int, bound: Bound, go: int, command: list[str], filtered: bool) -> None:
+    def __init__(
+        self, pid: int, bound: Bound, go: int, gate: int, command: list[str], filtered: bool
+    ) -> None:
         self.pid = pid
         self.bound = bound
         self.command = command
         self.filtered = filtered
         self._go: int | None = go
+        self._gate: int | None = gate
+        self.built: tuple[Plan, dict[str, str]] | None = None
+        """The plan and environment the sandbox was built with (`prepare`)."""
+        self.built_for: tuple[object, ...] | None = None
+        """What the plan was made from (`sandbox.run.execute` compares it)."""
 
-    def run(self, plan: Plan, env: Mapping[str, str]) -> int:
-        """Fill in bwrap's options, say go, and pass everything through until
-        the command ends: its exit status. Raises `SandboxFailed` when the
-        waiting launch is gone (nothing ran)."""
+    def prepare(
+        self, plan: Plan, env: Mapping[str, str], made_from: tuple[object, ...] | None = None
+    ) -> None:
+        """Build the sandbox: bwrap's options, and the first go. The command
+        does not start. Raises `SandboxFailed` when the launch is gone."""
         from redline.sandbox.bwrap import options
 
         go, self._go = self._go, None
         if go is None:
-            raise ValueError("a launch runs once")
+            raise SandboxFailed("the sandbox's launch is gone (ended, or prepared once already)")
         words = options(plan, SECCOMP_FD if self.filtered else None, env)
         data = b"".join(os.fsencode(word) + b"\0" for word in words)
+        try:
+            _write_all(go, b"go\n" + data)  # the shell reads the line, bwrap the rest
+        except OSError as error:
+            self.cancel()
+            raise SandboxFailed(f"the sandbox's launch is gone: {error}") from None
+        finally:
+            os.close(go)  # the end of bwrap's options
+        self.built = (plan, dict(env))
+        self.built_for = made_from
+
+    def run(self, plan: Plan, env: Mapping[str, str]) -> int:
+        """Build the sandbox (unless `prepare` did), say the last go, and pass
+        everything through until the command ends: its exit status. Raises
+        `SandboxFailed` when the waiting launch is gone (nothing ran)."""
+        if self.built is None:
+            self.prepare(plan, env)
+        elif self.built != (plan, dict(env)):
+            self.cancel()
+            raise ValueError("the sandbox was built for another plan")
+        gate, self._gate = self._gate, None
+        if gate is None:
+            raise ValueError("a launch runs once")
         tty = foreground_tty()
         forward = Forwarder()
         previous = {sig: signal.signal(sig, forward) for sig in FORWARDED}
@@ -107,14 +156,14 @@ class Started:
             try:
                 if tty is not None:  # before go: the command starts in the foreground
                     give_terminal(tty, self.pid)
-                _write_all(go, b"go\n" + data)  # the shell reads the line, bwrap the rest
+                _write_all(gate, b"go\n")
             except OSError as error:
                 self._end()
                 raise SandboxFailed(f"the sandbox's launch is gone: {error}") from None
             finally:
-                os.close(go)  # the end of bwrap's options
+                os.close(gate)
             forward.start(self.pid)
-            sweep()  # bounds left by launches whose redline died before go; while bwrap starts
+            sweep()  # bounds left by launches whose redline died before go; while it starts
             return wait(self.pid, tty)
         finally:
             for sig, handler in previous.items():
@@ -124,11 +173,13 @@ class Started:
             self.bound.close()
 
     def cancel(self) -> None:
-        """Nothing runs: the waiting shell is ended and the bound removed."""
-        if self._go is None:
+        """Nothing runs: the waiting launch is ended and the bound removed."""
+        if self._gate is None:
             return
-        os.close(self._go)
-        self._go = None
+        for fd in (self._go, self._gate):
+            if fd is not None:
+                os.close(fd)
+        self._go = self._gate = None
         self._end()
         self.bound.close()
 
@@ -174,21 +225,22 @@ def start(command: list[str], level: Level, bound: Bound) -> Started:
 
     if level.bwrap is None:
         raise ValueError("the namespace sandbox needs bwrap")
-    procs = ""
-    if bound.mechanism == CGROUP and bound.path:
-        procs = os.path.join(bound.path, "cgroup.procs")
-    rlimit = str(bound.limit) if bound.mechanism == RLIMIT else ""
-    go_read = go_write = filter_read = None
+    join = bound.join_file() or ""
+    go_read = go_write = gate_read = gate_write = filter_read = None
     try:
         go_read, go_write = (_high(end) for end in seccomp.socket_pair())
-        actions: list[tuple[int, ...]] = [(os.POSIX_SPAWN_DUP2, go_read, GO_FD)]
+        gate_read, gate_write = (_high(end) for end in seccomp.socket_pair())
+        actions: list[tuple[int, ...]] = [
+            (os.POSIX_SPAWN_DUP2, go_read, GO_FD),
+            (os.POSIX_SPAWN_DUP2, gate_read, GATE_FD),
+        ]
         bwrap = [level.bwrap, "--args", str(GO_FD)]
         if seccomp.supported():
             filter_read = _high(seccomp.pipe_with_program())
             actions.append((os.POSIX_SPAWN_DUP2, filter_read, SECCOMP_FD))
-        actions += _closes(keep={go_read, go_write, filter_read})
-        inside = default_signals(command)
-        argv = [SHELL, "-c", SCRIPT, "redline-launch", procs, rlimit, *bwrap, "--", *inside]
+        actions += _closes(keep={go_read, go_write, gate_read, gate_write, filter_read})
+        inside = [SHELL, "-c", GATE, "redline-gate", *default_signals(command)]
+        argv = [SHELL, "-c", SCRIPT, "redline-launch", join, *bwrap, "--", *inside]
         pid = os.posix_spawn(
             SHELL,
             argv,
@@ -199,15 +251,32 @@ def start(command: list[str], level: Level, bound: Bound) -> Started:
             setsigdef=(signal.SIGPIPE, signal.SIGXFSZ),  # Python ignores these
         )
     except OSError as error:
-        if go_write is not None:
-            os.close(go_write)
+        for fd in (go_write, gate_write):
+            if fd is not None:
+                os.close(fd)
         bound.close()
         raise SandboxFailed(f"the command cannot be started in the sandbox: {error}") from None
     finally:
-        for fd in (go_read, filter_read):
+        for fd in (go_read, gate_read, filter_read):
             if fd is not None:
                 os.close(fd)
-    return Started(pid, bound, go_write, command, filter_read is not None)
+    started = Started(pid, bound, go_write, gate_write, command, filter_read is not None)
+    if bound.mechanism == RLIMIT:
+        _bound_nproc(started, bound.limit)
+    return started
+
+
+def _bound_nproc(started: Started, limit: int) -> None:
+    """The waiting shell's `RLIMIT_NPROC`, soft and hard (so nothing inside can
+    raise it), set before go: bwrap and the command inherit it. Raises
+    `SandboxFailed` (the launch ended) when it cannot be set."""
+    import resource
+
+    try:
+        resource.prlimit(started.pid, resource.RLIMIT_NPROC, (limit, limit))
+    except OSError as error:
+        started.cancel()
+        raise SandboxFailed(f"the process bound cannot be set: {error}") from None
 
 
 def start_early(
