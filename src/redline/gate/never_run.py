@@ -236,7 +236,12 @@ class Guard(NamedTuple):
             if found is not None:
                 yield found
             elif write:
-                for text in action.texts:
+                texts = action.texts
+                if action.kind is ActionKind.PATCH:  # the file after it, not the patch
+                    from redline.gate.patch_apply import file_texts
+
+                    texts = file_texts(action.texts, action.base, path, self.world)
+                for text in texts:
                     yield from script_judge.content_hits(self, text, path, None)
 
     # -- shell ------------------------------------------------------------

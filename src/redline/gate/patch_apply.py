@@ -12,6 +12,10 @@ from collections.abc import Callable
 
 from redline.fasttuple import NamedTuple
 
+TYPE_CHECKING = False  # not `typing`'s: kept off the hook's start (ADR 0004)
+if TYPE_CHECKING:
+    from redline.gate.world import World
+
 
 class NewText(NamedTuple):
     """A file's text after the patch; `whole` is false for a piece of it."""
@@ -99,3 +103,19 @@ def _updated(path: str, hunks: list[list[str]], disk: str | None) -> NewText:
             text = text.replace(old, new, 1)
         return NewText(path, text, True)
     return NewText(path, "\n".join(pieces), False)
+
+
+def file_texts(
+    patches: tuple[str, ...], base: str | None, path: str, world: World
+) -> tuple[str, ...]:
+    """What the patches leave in `path` (normalised), the files on disk read
+    from `world`; the patches themselves when none names it."""
+    from redline.shell import paths
+
+    def read(named: str) -> str | None:
+        normal = paths.normalize(named, base)
+        return world.read_script(normal) if normal and normal.startswith("/") else None
+
+    texts = [t for patch in patches for t in new_texts(patch, read)]
+    mine = tuple(t.text for t in texts if paths.normalize(t.path, base) == path)
+    return mine or patches

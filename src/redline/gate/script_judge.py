@@ -79,6 +79,9 @@ def content_hits(
         for found in _shell_text_hits(guard, shell, path, makefile, depth):
             yield inside(found, path, span)
             return
+    for found in _later_file_hits(guard, text, path, depth):
+        yield inside(found, path, span)
+        return
     if lowered.endswith(SCRIPT_SUFFIXES) or text.startswith("#!"):
         for found in code_file_hits(guard, text, language_of(text, path), span, depth, None):
             yield found
@@ -87,6 +90,27 @@ def content_hits(
         # Any other file may be read as instructions (`curl -K`, `wget -i`, a
         # makefile written with `\t`): naming the service there counts too.
         yield from guard.contact_in_code(text, span)
+
+
+# Formats read above (recipes, code), or whose commands run on another
+# machine or in an image (CI, Dockerfiles): not this machine's gate.
+_NOT_HERE = frozenset({"make", "just", "python", "github", "gitlab", "circleci", "azure",
+                       "jenkins", "dockerfile"})  # fmt: skip
+
+
+def _later_file_hits(guard: Guard, text: str, path: str, depth: int) -> list[RuleHit]:
+    """A file another tool runs later (`.husky/*`, `.envrc`, `tox.ini`,
+    `.git/config`'s program keys, CI files...): the commands its reader
+    finds, judged by the never-run checks as the catalogue judges them."""
+    from redline.runs_later import places
+
+    kind = places.format_of(path)
+    if kind is None or kind in _NOT_HERE:
+        return []
+    from redline.runs_later.judge import commands_of
+
+    shell = "\n".join(step.command for step in commands_of(kind, text))
+    return _shell_text_hits(guard, shell[: script_files.MAX_SCRIPT], path, False, depth)
 
 
 def _shell_text_hits(
