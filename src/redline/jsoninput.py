@@ -5,12 +5,13 @@ read with a bound on how deeply it nests.
 levels; the gate walks arguments recursively too (redaction, paths, scripts).
 A value nested deeper than `MAX_DEPTH` is refused here, as a `ValueError`
 naming the limit, so that no caller meets a `RecursionError` half-way through
-judging a call. Imports only `json`: a hook's start loads it.
+judging a call. Imports only `redline.jsoncodec` (`json`'s parser
+without the `json` package's import).
 """
 
 from __future__ import annotations
 
-import json
+from redline import jsoncodec
 
 TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
 if TYPE_CHECKING:
@@ -30,7 +31,7 @@ class TooDeep(ValueError):
 def loads(data: str | bytes, max_depth: int = MAX_DEPTH) -> Any:
     """`json.loads(data)`, refusing (`TooDeep`) a value nested past `max_depth`."""
     try:
-        value = json.loads(data)
+        value = jsoncodec.loads(data)
     except RecursionError:
         raise TooDeep(max_depth) from None
     if isinstance(value, dict | list) and depth_over(value, max_depth):

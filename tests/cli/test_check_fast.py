@@ -137,6 +137,7 @@ def test_a_hook_process_loads_no_typing_runpy_dataclasses_or_pathlib(
         "hashlib",
         "site",  # `python -S`: the installed command puts back only the paths it needs
         "threading",
+        "json",  # `redline.jsoncodec` calls its C parser and encoder (ADR 0011)
         # An everyday command loads no module it would not run: the general
         # parser (the fast path reads it), nor the judges of other programs.
         "redline.shell.parser",

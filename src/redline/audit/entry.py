@@ -7,9 +7,9 @@ one entry per tool call, and importing `dataclasses` alone cost it ~10 ms.
 from __future__ import annotations
 
 import enum
-import json
 import time as _time
 
+from redline import jsoncodec
 from redline.fasttuple import NamedTuple
 
 TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
@@ -57,14 +57,11 @@ def parse_time(text: str) -> datetime:
     return datetime.strptime(text, TIME_FORMAT).replace(tzinfo=UTC)
 
 
-_CANONICAL = json.JSONEncoder(
-    sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
-)
-
-
 def canonical_json(value: Any) -> str:
     """Sorted keys, compact separators, ASCII only: one text for one value."""
-    return _CANONICAL.encode(value)
+    return jsoncodec.dumps(
+        value, sort_keys=True, separators=(",", ":"), ensure_ascii=True, allow_nan=False
+    )
 
 
 class Record(NamedTuple):
@@ -97,7 +94,7 @@ class Record(NamedTuple):
     payload_sha256: str | None = None
 
     def arguments(self) -> Any:
-        return json.loads(self.args)
+        return jsoncodec.loads(self.args)
 
     def to_json(self) -> dict[str, Any]:
         """Every field, always present (absent values are `null`); `args` as a value."""
@@ -130,7 +127,7 @@ class Record(NamedTuple):
     def from_body(cls, body: str) -> Record:
         """Read a stored body back; a damaged body raises `ValueError`."""
         try:
-            data = json.loads(body)
+            data = jsoncodec.loads(body)
             ref = data.get("ref")
             return cls(
                 kind=Kind(data["kind"]),
@@ -208,7 +205,7 @@ class Head(NamedTuple):
         digest = text
         if text.startswith("{"):
             try:
-                data = json.loads(text)
+                data = jsoncodec.loads(text)
                 seq = None if data.get("seq") is None else int(data["seq"])
                 digest = str(data["hash"])
             except (ValueError, KeyError, TypeError, AttributeError):

@@ -21,10 +21,10 @@ refused with redline's text for the model.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 
+from redline import jsoncodec
 from redline.decision import Decision, Verdict
 from redline.hooks import messages
 from redline.hooks.base import (
@@ -102,4 +102,4 @@ def _answer(verdict: str, reason: str, updated: Mapping[str, Any] | None = None)
     }
     if updated is not None:
         output["updatedInput"] = dict(updated)
-    return HookReply(0, json.dumps({"hookSpecificOutput": output}) + "\n")
+    return HookReply(0, jsoncodec.dumps({"hookSpecificOutput": output}) + "\n")

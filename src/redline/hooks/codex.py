@@ -15,9 +15,9 @@ ask passes through, and on `PermissionRequest` a deny is answered
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
+from redline import jsoncodec
 from redline.decision import Decision, Verdict
 from redline.hooks import messages
 from redline.hooks.base import (
@@ -84,7 +84,7 @@ class Codex(HookAdapter):
                 "permissionDecisionReason": text,
             }
         }
-        return HookReply(0, json.dumps(body) + "\n")
+        return HookReply(0, jsoncodec.dumps(body) + "\n")
 
 
 def _permission(decision: Decision, settings: Settings) -> HookReply:
@@ -97,4 +97,4 @@ def _permission(decision: Decision, settings: Settings) -> HookReply:
     else:
         verdict = {"behavior": "deny", "message": messages.refusal(decision)}
     body = {"hookSpecificOutput": {"hookEventName": "PermissionRequest", "decision": verdict}}
-    return HookReply(0, json.dumps(body) + "\n")
+    return HookReply(0, jsoncodec.dumps(body) + "\n")

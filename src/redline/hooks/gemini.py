@@ -21,10 +21,10 @@ an ask is refused with the text for the model.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 
+from redline import jsoncodec
 from redline.decision import Decision, Verdict
 from redline.hooks import messages
 from redline.hooks.base import (
@@ -78,7 +78,7 @@ class Gemini(HookAdapter):
             body = {"decision": "deny", "reason": messages.approval_needed(decision, self.label)}
         else:
             body = {"decision": "deny", "reason": messages.refusal(decision)}
-        return HookReply(0, json.dumps(body) + "\n")
+        return HookReply(0, jsoncodec.dumps(body) + "\n")
 
     def acknowledge(self, call: HookCall) -> HookReply:
         return HookReply(0, "{}\n")

@@ -5,9 +5,9 @@ exit code (0 allow, 3 ask, 4 deny). A failure is a deny, never a pass.
 
 from __future__ import annotations
 
-import json
 from collections.abc import Mapping
 
+from redline import jsoncodec
 from redline.decision import Decision, Verdict
 from redline.hooks.base import (
     HOOK_FAILED,
@@ -50,8 +50,10 @@ class Generic(HookAdapter):
         )
 
     def render(self, call: HookCall, decision: Decision, settings: Settings) -> HookReply:
-        return HookReply(EXIT[decision.verdict], json.dumps(decision.to_json()) + "\n")
+        return HookReply(EXIT[decision.verdict], jsoncodec.dumps(decision.to_json()) + "\n")
 
     def failure(self, reason: str, code: str = HOOK_FAILED) -> HookReply:
         decision = Decision(Verdict.DENY, reason=reason, code=code)
-        return HookReply(EXIT[Verdict.DENY], json.dumps(decision.to_json()) + "\n", reason + "\n")
+        return HookReply(
+            EXIT[Verdict.DENY], jsoncodec.dumps(decision.to_json()) + "\n", reason + "\n"
+        )

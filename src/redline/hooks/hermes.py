@@ -32,10 +32,10 @@ functions never raise: a failure is a block.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 
+from redline import jsoncodec
 from redline.decision import Decision, Verdict
 from redline.hooks import messages
 from redline.hooks.base import (
@@ -88,7 +88,7 @@ class HermesShell(HookAdapter):
     def render(self, call: HookCall, decision: Decision, settings: Settings) -> HookReply:
         if decision.verdict is Verdict.ALLOW:
             return HookReply(0)
-        return HookReply(0, json.dumps(_block(decision)) + "\n")
+        return HookReply(0, jsoncodec.dumps(_block(decision)) + "\n")
 
     def failure(self, reason: str, code: str = HOOK_FAILED) -> HookReply:
         """Hermes reads only stdout (an exit code or stderr alone lets the call
@@ -99,7 +99,7 @@ class HermesShell(HookAdapter):
 
 def block_object(message: str) -> str:
     """Hermes's "block this call" answer, as a line of JSON."""
-    return json.dumps({"action": "block", "message": message}) + "\n"
+    return jsoncodec.dumps({"action": "block", "message": message}) + "\n"
 
 
 def _block(decision: Decision, label: str = "this Hermes shell hook") -> dict[str, Any]:

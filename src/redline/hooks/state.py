@@ -14,11 +14,11 @@ session starts empty: that loses approvals (so more is asked), never adds any.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable
 
+from redline import jsoncodec
 from redline.digest import short_digest
 
 TYPE_CHECKING = False  # not `typing`'s: a hook's start never loads `typing` (ADR 0004)
@@ -69,7 +69,7 @@ class SessionFile:
     def read(self) -> Data:
         try:
             with open(self.path, encoding="utf-8") as source:
-                data = json.load(source)
+                data = jsoncodec.load(source)
         except FileNotFoundError:
             return _empty()
         except (OSError, ValueError) as error:
@@ -134,7 +134,7 @@ class SessionFile:
         tmp = f"{self.path}.{os.getpid()}.tmp"
         try:
             with open(tmp, "w", encoding="utf-8") as out:
-                json.dump(data, out, separators=(",", ":"))
+                jsoncodec.dump(data, out, separators=(",", ":"))
             os.replace(tmp, self.path)
         except BaseException:
             if os.path.exists(tmp):

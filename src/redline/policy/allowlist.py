@@ -15,11 +15,11 @@ read is kept aside as `NAME.corrupt-TIMESTAMP`, reported, and treated as empty.
 
 from __future__ import annotations
 
-import json
 import os
 import time
 from collections.abc import Callable, Iterable
 
+from redline import jsoncodec
 from redline.gate.effects import Subject
 from redline.rules.catalog import HARDLINE_IDS, resolve
 
@@ -54,7 +54,7 @@ class CorruptAllowlist(ValueError):
 
 def _parse(text: str) -> frozenset[Grant]:
     try:
-        data: Any = json.loads(text)
+        data: Any = jsoncodec.loads(text)
     except ValueError as error:
         raise CorruptAllowlist(f"not json: {error}") from None
     if not isinstance(data, dict) or data.get("version") != FORMAT_VERSION:
@@ -160,13 +160,14 @@ class Allowlist:
     def _entries(self) -> list[dict[str, Any]]:
         try:
             with open(self.path, encoding="utf-8") as file:
-                data = json.load(file)
+                data = jsoncodec.load(file)
         except (OSError, ValueError):
             return []
         entries = data.get("entries", []) if isinstance(data, dict) else []
         return [e for e in entries if isinstance(e, dict)]
 
     def _write(self, data: dict[str, Any]) -> None:
+        import json  # indented for people to read: off a hook's path
         import tempfile
 
         folder, name = os.path.split(os.path.abspath(self.path))

@@ -9,10 +9,10 @@ validated against; the next process reads that and never imports YAML.
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Iterable
 
+from redline import jsoncodec
 from redline.digest import short_digest
 from redline.fasttuple import NamedTuple
 from redline.policy.model import Policy
@@ -160,7 +160,7 @@ def _read_cache(cache_dir: str | None, key: str, checked: bool) -> Policy | None
         return None
     try:
         with open(_cache_file(cache_dir, key, checked), encoding="utf-8") as file:
-            data: Any = json.load(file)
+            data: Any = jsoncodec.load(file)
         policy = Policy.from_json(data)
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -178,7 +178,7 @@ def _write_cache(cache_dir: str | None, key: str, policy: Policy, checked: bool)
         os.makedirs(cache_dir, mode=0o700, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=cache_dir, prefix=".policy-", suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(policy.to_json(), out)
+            jsoncodec.dump(policy.to_json(), out)
         os.replace(tmp, _cache_file(cache_dir, key, checked))
     except OSError:
         return

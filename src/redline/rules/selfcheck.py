@@ -90,13 +90,13 @@ def _marker_dirs() -> list[str]:
 def verified_index() -> dict[str, Any] | None:
     """The catalogue's index saved by the last passing run over these exact
     sources, or None: then load every rule and call `verify`."""
-    import json
+    from redline import jsoncodec
 
     name = f"catalog-{_sources_digest()}.json"
     for folder in _marker_dirs():
         try:
             with open(os.path.join(folder, name), encoding="utf-8") as file:
-                index = json.load(file)
+                index = jsoncodec.load(file)
         except (OSError, ValueError):
             continue
         if isinstance(index, dict) and index.get("format") == INDEX_FORMAT:
@@ -108,7 +108,7 @@ def verify(rules: tuple[Rule, ...], index: dict[str, Any]) -> None:
     """Raise CatalogError unless every rule's examples hold; on success save
     `index` (what the catalogue needs to load its families on demand) as the
     marker of these sources."""
-    import json
+    from redline import jsoncodec
 
     failures = pattern_failures() + example_failures(rules)
     if failures:
@@ -117,7 +117,7 @@ def verify(rules: tuple[Rule, ...], index: dict[str, Any]) -> None:
             + " (help: fix the rule or its examples; the catalogue will not load until they agree)"
         )  # fmt: skip
     name = f"catalog-{_sources_digest()}.json"
-    text = json.dumps({**index, "format": INDEX_FORMAT}, sort_keys=True)
+    text = jsoncodec.dumps({**index, "format": INDEX_FORMAT}, sort_keys=True)
     for folder in _marker_dirs():
         try:
             os.makedirs(folder, exist_ok=True)
