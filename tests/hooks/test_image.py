@@ -13,6 +13,7 @@ RUN = """
 import json, sys
 from redline.image import ModuleImage
 root, path = sys.argv[1], sys.argv[2]
+ATTRIBUTES = ("__name__", "__file__", "__cached__", "__path__", "__package__", "__doc__")
 image = ModuleImage("pkgx", root, path)
 image.install()
 sys.path.insert(0, root)
@@ -22,6 +23,11 @@ print(json.dumps({
     "served": sorted(image.served),
     "file": pkgx.sub.b.__file__,
     "package_path": list(pkgx.sub.__path__),
+    "attributes": {
+        name: [getattr(module, key, "unset") for key in ATTRIBUTES]
+        + [module.__spec__.cached, module.__spec__.origin, module.__spec__.parent]
+        for name, module in sys.modules.items() if name.startswith("pkgx")
+    },
 }))
 image.save()
 """
@@ -57,6 +63,8 @@ def test_the_second_process_is_served_from_the_image(tmp_path: Path) -> None:
     assert second["served"] == ["pkgx.a", "pkgx.sub", "pkgx.sub.b"]
     assert second["file"] == str(root / "pkgx" / "sub" / "b.py")
     assert second["package_path"] == [str(root / "pkgx" / "sub")]
+    # A served module has the attributes and spec an imported one has.
+    assert second["attributes"] == first["attributes"]
 
 
 def test_a_changed_source_is_imported_as_it_is_now(tmp_path: Path) -> None:
