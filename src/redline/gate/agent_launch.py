@@ -35,18 +35,20 @@ _HOMES = lazy_regex(
 
 
 # Subcommands that install what may carry hooks: plugins, extensions.
+# `mcp add` registers a command the agent starts later, unjudged.
 _INSTALLERS = {
-    "claude": frozenset({"plugin", "plugins"}),
-    "claude-code": frozenset({"plugin", "plugins"}),
-    "gemini": frozenset({"extensions", "extension"}),
-    "hermes": frozenset({"plugins", "plugin", "hooks"}),
-    "codex": frozenset({"plugin", "plugins", "hooks"}),
+    "claude": frozenset({"plugin", "plugins", "mcp"}),
+    "claude-code": frozenset({"plugin", "plugins", "mcp"}),
+    "gemini": frozenset({"extensions", "extension", "mcp"}),
+    "hermes": frozenset({"plugins", "plugin", "hooks", "mcp"}),
+    "codex": frozenset({"plugin", "plugins", "hooks", "mcp"}),
 }
 # `hermes config set approvals.mode off`: an agent's own CLI changing its settings.
 _CONFIG_COMMANDS = frozenset({"config", "settings"})
 _CONFIG_VERBS = frozenset({"set", "unset", "add", "remove", "rm", "edit", "reset", "delete"})
 _INSTALL_VERBS = frozenset({"install", "add", "enable", "link", "update", "new", "marketplace",
-                            "trust", "approve", "allow"})  # fmt: skip
+                            "trust", "approve", "allow", "add-json", "add-from-claude-desktop",
+                            "import", "login"})  # fmt: skip
 # Verbs that turn a plugin or hook off: the gate may be one (Hermes loads it as a plugin).
 _REMOVE_VERBS = frozenset({"disable", "remove", "uninstall", "rm", "delete", "unlink", "off"})
 # The verbs of package managers (`PACKAGERS`) that change what is installed.

@@ -25,6 +25,9 @@ class Place(NamedTuple):
 _CC = "Claude Code's settings"
 HOOK_PLACES = (
     Place("{claude}/hooks", "Claude Code's hooks", tree=True),
+    # Sourced before every Bash call: an alias or `PATH` there changes what
+    # each later, separately judged call runs.
+    Place("{claude}/shell-snapshots", "Claude Code's shell snapshots", tree=True),
     Place("{claude}/plugins", "Claude Code's plugins and their hooks", tree=True),
     Place("{claude}/settings*.json", _CC, samples=("{claude}/settings.json",)),
     Place("~/.claude.json", "Claude Code's own config"),

@@ -27,6 +27,7 @@ from redline.gate import (
 )
 from redline.gate.actions import Action, ActionKind
 from redline.gate.operands import (
+    CONTAINER_TOOLS,
     LISTERS,
     READERS,
     extra_writes,
@@ -368,7 +369,7 @@ class Guard(NamedTuple):
         if inv.name == "mv":  # its sources go away whole
             moved = (self.canon(w.value, cwd) for w in inv.options.operands[:-1])
             trees.update(p for p in moved if p is not None)
-        elif inv.name == "ln":  # a link puts another tree where it is made
+        elif inv.name == "ln" or inv.name in CONTAINER_TOOLS:  # a link, a mount: a tree
             trees.update(written)
         # What a copy into a directory puts there, as a whole tree.
         into = (self.canon(p, cwd) for p in script_files.copied_into(inv))

@@ -97,12 +97,25 @@ def only_reads(inv: Invocation) -> bool:
     return inv.name == "ssh-keygen" and inv.has_flag("lyBe", ())
 
 
+CONTAINER_TOOLS = frozenset({"docker", "podman", "nerdctl"})
+_MOUNT_OPTIONS = frozenset({"-v", "--volume", "--mount"})
+
+
 def extra_writes(inv: Invocation) -> Iterator[str]:
     """Writes `written_files` leaves out: a move removes its source, a link
     aliases its target, editors and extractors write their operands."""
     name, operands = inv.name, inv.options.operands
     if name in ("mv", "ln") or name in _EDITORS:
         yield from (w.value for w in operands)
+    if name in CONTAINER_TOOLS and any(
+        v in _MOUNT_OPTIONS or v[:3] in ("-v=", "--v") for v in inv.values
+    ):
+        # A bind mount hands the container the host path, to read and to write
+        # (`docker run -d -v ~/.redline:/r IMAGE`), whatever the container runs.
+        from redline.shell.bind_mounts import run_mounts
+
+        mounts = run_mounts(inv.argv, 1, len(inv.argv), inv.cwd)
+        yield from (m.source for m in mounts.mounts) if mounts is not None else ()
     values = inv.values
     for k, value in enumerate(values[:-1]):
         if name in (
