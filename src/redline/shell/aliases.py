@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from redline.shell.carriers import quote
 from redline.shell.invocation import Invocation
-from redline.shell.model import Script, Word
+from redline.shell.model import DYNAMIC, Script, Word
 
 
 def definitions(inv: Invocation) -> list[tuple[str, str]]:
@@ -21,6 +21,21 @@ def definitions(inv: Invocation) -> list[tuple[str, str]]:
         if eq and name and not name.startswith("-"):
             found.append((name, value))
     return found
+
+
+def hashed(inv: Invocation) -> list[tuple[str, str]]:
+    """`hash -p FILE NAME`: every later `NAME` runs FILE (a renamed program,
+    told as an alias of its path; a computed FILE is `DYNAMIC`)."""
+    values = [w.value for w in inv.argv[1:]]
+    for k, value in enumerate(values):
+        if not value.startswith("-") or "p" not in value[1:]:
+            continue
+        attached = value[value.index("p") + 1 :]
+        given = attached or (values[k + 1] if k + 1 < len(values) else "")
+        names = values[k + 1 :] if attached else values[k + 2 :]
+        program = DYNAMIC if DYNAMIC in given or not given else quote(given)
+        return [(name, program) for name in names if name and not name.startswith("-")]
+    return []
 
 
 def expand(

@@ -296,6 +296,8 @@ class _Builder:
             self._change_directory(inv)
         elif name == "alias":
             self.aliases.update(aliases.definitions(inv))
+        elif name == "hash":  # `hash -p FILE NAME`: NAME runs FILE from here on
+            self.aliases.update(aliases.hashed(inv))
         if name in _SETS_ENVIRONMENT:  # `env PAGER=CMD man x`, `export GIT_SSH_COMMAND=CMD`
             self._add_env_commands(argv[1:], index, depth, via, remote)
         split = split_wrapper(name, argv)
