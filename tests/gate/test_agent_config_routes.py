@@ -66,3 +66,33 @@ def test_a_route_into_the_agents_config_or_the_gate_never_runs(run: Check, comma
 def test_ordinary_agent_and_container_commands_stay_allowed(run: Check, command: str) -> None:
     decision = run(command)
     assert str(decision.verdict) == "allow", decision.reason
+
+
+GLOBS = [
+    "sed -i 's/PreToolUse/X/' .claude/*.json",
+    "perl -pi -e 's/PreToolUse/X/' .claude/*.json",
+    "echo '{}' > .claude/setting?.json",
+    "echo '{}' > .clau?e/settings.json",
+    "echo '{}' > .c*/settings.json",
+    "truncate -s0 .claude/s*",
+    "rm .claude/*",
+    "rm -rf .c*",
+    "rm -rf ./.cl*",
+    "rm -rf .[a-c]*",
+    "mv .c* /tmp/",
+    "rm -f .codex/*",
+    "sed -i s/a/b/ .codex/*.toml",
+    "sed -i s/a/b/ .gemini/settings.js*",
+]
+GLOB_LOOKALIKES = ["rm -f src/*.json", "cat .claude/*.json", "rm -rf .cache/*", "rm -f .codex/hooks.js?"]
+
+
+@pytest.mark.parametrize("command", GLOBS)
+def test_a_glob_that_can_name_an_agents_config_never_runs(run: Check, command: str) -> None:
+    decision = run(command)
+    assert (str(decision.verdict), decision.code) == ("deny", "never-run"), decision.reason
+
+
+@pytest.mark.parametrize("command", GLOB_LOOKALIKES)
+def test_a_glob_that_cannot_name_it_is_judged_as_usual(run: Check, command: str) -> None:
+    assert run(command).code != "never-run"

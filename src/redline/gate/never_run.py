@@ -49,7 +49,7 @@ from redline.gate.protected import (
 from redline.gate.protected import containers as container_dirs
 from redline.gate.world import NOWHERE, World
 from redline.rules.targets import deleted_trees, written_files
-from redline.shell import paths
+from redline.shell import globs, paths
 from redline.shell.analysis import Analysis
 from redline.shell.carriers import inline_code
 from redline.shell.invocation import Invocation
@@ -414,7 +414,7 @@ class Guard(NamedTuple):
                 return self.hit(entry.kind, span, f"`{tree}` holds `{entry.path}`, {entry.what}")
         name = tree.rsplit("/", 1)[-1]
         for entry in self.table.anywhere:
-            if name.startswith(".") and entry.path.startswith(name + "/"):
+            if name.startswith(".") and globs.matches(name, entry.path.split("/", 1)[0]):
                 return self.hit(entry.kind, span, f"`{tree}` holds {entry.what}")
         return None
 

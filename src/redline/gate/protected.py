@@ -357,6 +357,18 @@ def _glob_could_name(pattern: str, concrete: str) -> bool:
     return True
 
 
+def _glob_tail_could_name(pattern: str, entry: Protected) -> bool:
+    """A glob whose last segments could name an entry that sits under any
+    folder (`/p/.claude/*.json`, `/p/.c*/settings.json` for
+    `.claude/settings.json`): its tail against the entry's samples."""
+    for sample in (entry.path, *entry.samples):
+        tail = sample.strip("/").split("/")
+        head = pattern.split("/")
+        if len(head) > len(tail) and _glob_could_name("/".join(head[-len(tail) :]), "/".join(tail)):
+            return True
+    return False
+
+
 def _head(path: str) -> str:
     """`~/.ssh` for `~/.ssh/id_rsa`, `/etc` for `/etc/cron.d/x`."""
     if path.startswith("~"):
@@ -409,6 +421,7 @@ class Table(NamedTuple):
             if (write or entry.reads) and (
                 _hit(entry, path, write)
                 or (glob and any(_glob_could_name(path, s) for s in (entry.path, *entry.samples)))
+                or (glob and entry.suffix and _glob_tail_could_name(path, entry))
             ):
                 yield entry
 
