@@ -84,7 +84,12 @@ GLOBS = [
     "sed -i s/a/b/ .codex/*.toml",
     "sed -i s/a/b/ .gemini/settings.js*",
 ]
-GLOB_LOOKALIKES = ["rm -f src/*.json", "cat .claude/*.json", "rm -rf .cache/*", "rm -f .codex/hooks.js?"]
+GLOB_LOOKALIKES = [
+    "rm -f src/*.json",
+    "cat .claude/*.json",
+    "rm -rf .cache/*",
+    "rm -f .codex/hooks.js?",
+]
 
 
 @pytest.mark.parametrize("command", GLOBS)

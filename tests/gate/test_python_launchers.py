@@ -33,6 +33,10 @@ SELF_APPROVAL = [
     "coverage run -m redline approve 1",
     "pyinstrument -m redline approve 1",
     "python3 -X dev -m cProfile -mredline approve 1",
+    "mkdir e && python3 -m zipapp e -m 'redline.cli.main:main' -o a.pyz && python3 a.pyz approve 1",
+    "python3 -m zipapp e --main=redline.cli.main:main -o a.pyz",
+    "python3 appdir approve 1",
+    "python3 appdir/ pending",
 ]
 HARD_LINES = [
     "python3 -m pdb evil.py",
@@ -47,6 +51,7 @@ EVERYDAY = [
     "coverage report -m",
     "python3 -m runpy json.tool",
     "python3 -m trace --count script.py",
+    "python3 -m zipapp myapp -m 'myapp.cli:main' -o x.pyz",
 ]
 
 
@@ -58,6 +63,8 @@ def run(gate: Gate, tmp_path: Path) -> Check:
     work.mkdir()
     (work / "evil.py").write_text("import os, shutil\nshutil.rmtree(os.path.expanduser('~'))\n")
     (work / "script.py").write_text("print('hello')\n")
+    (work / "appdir").mkdir()  # a folder Python runs by its `__main__.py`: redline's entry
+    (work / "appdir" / "__main__.py").write_text("import sys\nfrom redline.cli.main import main\n")
 
     def check(command: str) -> Decision:
         return gate.check(ToolCall("Bash", {"command": command}, cwd=str(work)))

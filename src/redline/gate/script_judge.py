@@ -217,6 +217,8 @@ def script_hits(guard: Guard, inv: Invocation, span: Span, depth: int) -> Iterat
             return
         path = matches[0]
     text = guard.world.read_script(path)
+    if not text and not run.shell and interpreter_family(inv.name) == "python":
+        text = guard.world.read_script(path.rstrip("/") + "/__main__.py")  # a folder run
     if not text:
         return
     if own_cli.is_entry_script(text):

@@ -82,3 +82,20 @@ def launched(module: str, rest: tuple[Word, ...], python: Word) -> tuple[Word, .
     if launcher.module_operand:
         return (python, rest[k]._replace(value="-m"), *rest[k:])
     return (python, *rest[k:])
+
+
+def zipapp_entry(rest: tuple[Word, ...], python: Word) -> tuple[Word, ...] | None:
+    """`python -m zipapp DIR -m redline.cli.main:main -o a.pyz`: the archive's
+    `__main__` imports and calls the gate's module, told as the code it
+    writes (`python -c 'import redline.cli.main; ...'`); other entry points
+    are the project's own, and `None`."""
+    for k, word in enumerate(rest):
+        name, eq, attached = word.value.partition("=")
+        if name in ("-m", "--main"):
+            entry = attached if eq else (rest[k + 1].value if k + 1 < len(rest) else "")
+            module, _, function = entry.partition(":")
+            if module.split(".", 1)[0] != "redline":
+                return None
+            code = f"import {module}; {module}.{function or 'main'}()"
+            return (python, word._replace(value="-c"), word._replace(value=code))
+    return None
