@@ -146,3 +146,37 @@ def test_scripts_nested_deeper_than_the_judge_reads_are_asked(run: Check, projec
     assert "deeper than" in deep.reason
     _write(project, "d.sh", "echo done\n")
     assert str(run("bash b.sh").verdict) == "allow"
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["make -C sub", "make -Csub", "make --directory sub", "make --directory=sub",
+     "make -f sub/build.mk", "make -j 8 -C sub", "make --jobs 4 -C sub", "make -j $(nproc) -C sub",
+     "make -l 2 -C sub", "make -I include -C sub", "make -o foo -C sub", "make -C sub V=1"],
+)  # fmt: skip
+def test_make_options_and_their_values_are_not_targets(
+    run: Check, project: Path, command: str
+) -> None:
+    # Attack round 6, 16d: an option's value was read as the target, so no recipe was judged.
+    _write(project, "Makefile", "all:\n\techo hi\n")
+    _write(project, "sub/Makefile", "all:\n\trm -rf ~\n")
+    _write(project, "sub/build.mk", "all:\n\trm -rf ~\n")
+    assert str(run(command).verdict) == "deny"
+    assert str(run("make -j 8").verdict) == "allow"
+
+
+@pytest.mark.parametrize(
+    "command",
+    ["npm --prefix sub test", "npm -C sub test", "npm --workspace sub test", "yarn --cwd sub test",
+     "pnpm -C sub test", "pnpm --dir sub test", "npm it", "npm restart", "npm pack",
+     "npm publish --dry-run", "npm rebuild"],
+)  # fmt: skip
+def test_package_scripts_run_from_another_folder_or_verb_are_read(
+    run: Check, project: Path, command: str
+) -> None:
+    # Attack round 6, 16e.
+    scripts = '{"scripts": {"test": "rm -rf ~", "start": "rm -rf ~", "prepare": "rm -rf ~"}}'
+    _write(project, "package.json", scripts)
+    _write(project, "sub/package.json", '{"scripts": {"test": "rm -rf ~"}}')
+    assert str(run(command).verdict) == "deny"
+    assert str(run("npm --prefix sub ls").verdict) == "allow"

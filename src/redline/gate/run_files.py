@@ -233,21 +233,58 @@ def package_scripts(text: str, verbs: tuple[str, ...]) -> list[str]:
 def manager_scripts(inv: Invocation) -> tuple[str, ...] | None:
     """The script names `npm test`, `npm run X`, `yarn X`, `pnpm X`, `bun run
     X` run (with their hooks); `()` for an install; `None` for neither."""
-    words = [v for v in inv.values if not v.startswith("-")]
+    words = _manager_words(inv.values)
     name = inv.name
     if not words:
         return () if name in ("yarn", "pnpm", "npm") and not inv.values else None
     verb = words[0]
-    if verb in ("install", "i", "add", "ci"):
+    if verb in ("install", "i", "add", "ci", "rebuild", "rb"):
         return () if name != "bun" else None
+    if verb in ("it", "install-test", "cit", "install-ci-test"):
+        return (*_INSTALL_SCRIPTS, "pretest", "test", "posttest")
+    if verb in ("pack", "publish"):  # they prepare the package first
+        return ("prepare", "prepack", "postpack", "prepublishOnly", "prepublish", "publish")
+    if verb == "restart":
+        return ("prerestart", "restart", "postrestart", "prestop", "stop", "poststop",
+                "prestart", "start", "poststart")  # fmt: skip
+    if verb == "version":
+        return ("preversion", "version", "postversion")
     if verb in ("run", "run-script") and len(words) > 1:
         script = words[1]
     elif verb in ("test", "t", "tst"):
         script = "test"
-    elif verb in ("start", "stop", "restart") or (
-        name in ("yarn", "pnpm") and verb not in _MANAGER_VERBS
-    ):
+    elif verb in ("start", "stop") or (name in ("yarn", "pnpm") and verb not in _MANAGER_VERBS):
         script = verb
     else:
         return None
     return ("pre" + script, script, "post" + script)
+
+
+# The managers' options that take a value (a folder, mostly).
+_MANAGER_FOLDERS = frozenset({"--prefix", "-C", "--cwd", "--dir", "-w", "--workspace"})
+_MANAGER_VALUED = _MANAGER_FOLDERS | {"--filter", "-F", "--registry", "--cache", "--userconfig"}
+
+
+def _manager_words(values: tuple[str, ...]) -> list[str]:
+    words: list[str] = []
+    k = 0
+    while k < len(values):
+        if values[k] in _MANAGER_VALUED:
+            k += 2
+            continue
+        if not values[k].startswith("-"):
+            words.append(values[k])
+        k += 1
+    return words
+
+
+def manager_folder(inv: Invocation) -> str:
+    """The folder whose `package.json` a manager reads (`npm --prefix sub
+    test`, `yarn --cwd sub build`, `pnpm -C sub test`): `""` for its own."""
+    values = inv.values
+    for k, value in enumerate(values):
+        option, eq, given = value.partition("=")
+        if option in _MANAGER_FOLDERS:
+            folder = given if eq else (values[k + 1] if k + 1 < len(values) else "")
+            return folder.rstrip("/") + "/" if folder and DYNAMIC not in folder else ""
+    return ""

@@ -179,6 +179,10 @@ def make_files(inv: Invocation) -> list[str] | None:
             given.append(value[2:])
         elif value in ("-C", "--directory", "--working-directory", "-d"):
             directory = following
+        elif value.startswith(("--directory=", "--working-directory=")):
+            directory = value.split("=", 1)[1]
+        elif value.startswith("-C") and len(value) > 2 and inv.name != "just":
+            directory = value[2:]
     if not given:
         given = ["justfile", ".justfile"] if inv.name == "just" else list(_DEFAULT_MAKEFILES)
     if directory:
@@ -187,6 +191,34 @@ def make_files(inv: Invocation) -> list[str] | None:
 
 
 _DEFAULT_MAKEFILES = ("GNUmakefile", "makefile", "Makefile")
+# make's (and just's) options that take the next word as their value; `-j`
+# and `-l` only when it is a number (`make -j 8`, `make -j all`).
+_MAKE_VALUED = frozenset({"-f", "--file", "--makefile", "--justfile", "-C", "--directory",
+                          "--working-directory", "-d", "-I", "--include-dir", "-o", "--old-file",
+                          "--assume-old", "-W", "--what-if", "--new-file", "--assume-new",
+                          "--eval", "--set", "--dotenv-filename", "--dotenv-path"})  # fmt: skip
+_MAKE_NUMBERED = frozenset({"-j", "--jobs", "-l", "--load-average", "--max-load"})
+
+
+def make_targets(inv: Invocation) -> list[str]:
+    """The targets a make (or just) line names: its operands less option
+    values (`make -C sub`, `make -j 8`) and variable settings (`V=1`)."""
+    values = inv.values
+    found: list[str] = []
+    k = 0
+    while k < len(values):
+        value = values[k]
+        following = values[k + 1] if k + 1 < len(values) else ""
+        if value in _MAKE_VALUED:
+            k += 2
+            continue
+        if value in _MAKE_NUMBERED and (following.isdigit() or DYNAMIC in following):
+            k += 2
+            continue
+        if not value.startswith("-") and "=" not in value:
+            found.append(value)
+        k += 1
+    return found
 
 
 def copied_into(inv: Invocation) -> list[str]:

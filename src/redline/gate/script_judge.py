@@ -334,7 +334,7 @@ def _git_files(guard: Guard, inv: Invocation) -> list[tuple[str, str]]:
 def _package_hits(guard: Guard, inv: Invocation, span: Span, depth: int) -> Iterator[RuleHit]:
     """`npm test`, `yarn build`, `npm install`: the `package.json` scripts run, as shell."""
     verbs = run_files.manager_scripts(inv)
-    path = _on_disk(guard, "package.json", inv.cwd)
+    path = _on_disk(guard, run_files.manager_folder(inv) + "package.json", inv.cwd)
     if verbs is None or path is None:
         return
     text = guard.world.read_script(path)

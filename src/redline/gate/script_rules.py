@@ -69,15 +69,15 @@ def _scripts(guard: Guard, inv: Invocation) -> list[tuple[str, str]]:
         for name in makefiles:
             text = _read(guard, name, inv)
             if text is not None:
-                targets = [v for v in inv.options.operands if "=" not in v.value]
-                return [(name, target_recipes(text, [t.value for t in targets]))]
+                return [(name, target_recipes(text, script_files.make_targets(inv)))]
         return []
     if inv.name in _MANAGERS:
         verbs = run_files.manager_scripts(inv)
-        text = None if verbs is None else _read(guard, "package.json", inv)
+        package = run_files.manager_folder(inv) + "package.json"
+        text = None if verbs is None else _read(guard, package, inv)
         if text is None or verbs is None:
             return []
-        return [("package.json", "\n".join(run_files.package_scripts(text, verbs)))]
+        return [(package, "\n".join(run_files.package_scripts(text, verbs)))]
     run = script_run(inv)
     if run is None:
         return []
