@@ -101,3 +101,22 @@ def test_a_glob_that_can_name_an_agents_config_never_runs(run: Check, command: s
 @pytest.mark.parametrize("command", GLOB_LOOKALIKES)
 def test_a_glob_that_cannot_name_it_is_judged_as_usual(run: Check, command: str) -> None:
     assert run(command).code != "never-run"
+
+
+@pytest.mark.parametrize(
+    ("tool", "args", "verdict"),
+    [
+        ("mcp__x__shell", {"input": "rm -rf ~"}, "deny"),
+        ("mcp__x__terminal", {"commands": ["ls", "redline approve 1"]}, "deny"),
+        ("mcp__x__exec", {"commands": ["mkfs.ext4 /dev/sda"]}, "deny"),
+        ("mcp__x__terminal", {"commands": ["ls", "make test"]}, "allow"),
+        ("mcp__x__shell", {"input": "ls -la"}, "allow"),
+        ("mcp__notes__save", {"input": "rm -rf ~"}, "allow"),
+    ],
+)
+def test_mcp_command_lists_and_inputs_are_judged_as_commands(
+    gate: Gate, tmp_path: Path, tool: str, args: dict[str, object], verdict: str
+) -> None:
+    # Attack round 6, 12l: `input` of a tool named for running, `commands` as a list.
+    decision = gate.check(ToolCall(tool, args, cwd=str(tmp_path)))
+    assert str(decision.verdict) == verdict, decision.reason

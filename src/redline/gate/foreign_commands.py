@@ -25,6 +25,10 @@ if TYPE_CHECKING:
 _COMMAND_KEYS = frozenset({"command", "cmd", "script", "shell", "shell_command", "bash", "sh",
                            "command_line", "commandline", "cmdline", "run", "exec", "execute",
                            "shellcommand", "bash_command", "terminal_command"})  # fmt: skip
+# Keys whose list holds command lines, one each.
+_COMMAND_LISTS = frozenset({"commands", "cmds", "scripts", "lines", "steps"})
+# Keys a tool named for running things (`mcp__x__shell`) takes its command in.
+_RUN_INPUTS = frozenset({"input", "text", "line", "code"})
 # Keys whose list is an argv, after the program a command key names.
 _ARGV_KEYS = ("args", "argv", "arguments")
 # Keys that name the program of an argv.
@@ -76,7 +80,10 @@ def _commands(args: Mapping[str, Any], tool_runs: bool, depth: int = 0) -> Itera
     argv = next((a for k in _ARGV_KEYS if (a := _strings(lowered.get(k))) is not None), None)
     program = next((lowered[k] for k in _PROGRAM_KEYS if isinstance(lowered.get(k), str)), None)
     for key, value in lowered.items():
-        if key in _COMMAND_KEYS:
+        if key in _COMMAND_LISTS and (lines := _strings(value)) is not None:
+            yield from lines  # `{"commands": ["cd x", "make"]}`: one command each
+            continue
+        if key in _COMMAND_KEYS or (tool_runs and key in _RUN_INPUTS):
             if isinstance(value, str) and value.strip():
                 # `{"command": "rm", "args": ["-rf", "/"]}`: the program and its argv.
                 yield _argv([value, *argv]) if argv and _plain(value) else value
