@@ -210,12 +210,20 @@ ENV_COMMANDS = frozenset(
 )  # fmt: skip
 
 
+# Variables bash expands, substitutions included, on its own: the next shell's
+# startup file, and the prompts (`PS4` before each command under `set -x`).
+_EXPANDED = frozenset({"BASH_ENV", "ENV", "PS0", "PS1", "PS2", "PS3", "PS4"})
+
+
 def env_command(assignment: str) -> str | None:
     """The command in `NAME=VALUE` when NAME is one a program runs
     (`GIT_SSH_COMMAND=CMD`, `LESSOPEN='|CMD %s'`); `None` otherwise."""
     name, eq, value = assignment.partition("=")
-    if name in ("BASH_ENV", "ENV") and ("$(" in value or "`" in value or DYNAMIC in value):
-        return ": " + value  # the next shell expands it: its substitutions run
+    unknown = DYNAMIC in value and name in ("BASH_ENV", "ENV", "PS4")
+    if name in _EXPANDED and ("$(" in value or "`" in value or unknown):
+        # The next shell expands it (a prompt: before each traced or read command): its
+        # substitutions run.
+        return ": " + value
     if name.startswith("BASH_FUNC_") and value.startswith("()"):
         return name[10:].split("%")[0] + value  # a function exported to the next bash
     if not eq or not value.strip():

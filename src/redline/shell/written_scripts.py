@@ -32,7 +32,7 @@ Copies = disk_copies.Copies
 
 # Programs that write files without a redirect: `note` looks at them.
 _DOWNLOADERS = {"curl": ("-o", "--output"), "wget": ("-O", "--output-document")}
-NOTED = frozenset({"tee", "sed", "perl", "dd", *disk_copies.COPIERS, *_DOWNLOADERS})
+NOTED = frozenset({"tee", "sed", "perl", "ed", "ex", "dd", *disk_copies.COPIERS, *_DOWNLOADERS})
 _MAKES = frozenset({"make", "gmake", "bmake"})
 _MANAGERS = frozenset({"npm", "yarn", "pnpm", "bun"})
 _HOOK_VERBS = frozenset({"commit", "push", "merge", "pull", "rebase", "checkout", "switch", "am",
@@ -59,7 +59,9 @@ def note(
             elif redirect.op == "<>":  # written over in place: what was there may follow
                 written[path] = None if output is None else output + "\n" + UNREADABLE + "\n"
             elif redirect.op.endswith(">>"):
-                written[path] = _append(written.get(path, ""), output)
+                # Onto a copy of a file on disk: that text is not known here.
+                prior = None if disk_copies.source_of(copies, path) else written.get(path, "")
+                written[path] = _append(prior, output)
             elif output is None and name == "cat":  # `cat SRC > DST`: a copy
                 written[path] = None
                 disk_copies.note_stream(copies, written, inv, path)
@@ -82,7 +84,7 @@ def note(
     elif name in _DOWNLOADERS:  # `curl -o f URL`: text from the network
         for path in _downloads(inv):
             written[path] = None
-    elif name in ("sed", "perl") and any(v.startswith("-i") for v in inv.values):
+    elif name in _EDITORS and (name in ("ed", "ex") or any(map(_in_place, inv.values))):
         for word in inv.options.operands:
             path = _path(word.value, inv)
             if path is not None and (path in written or disk_copies.source_of(copies, path)):
@@ -167,6 +169,17 @@ def _program_language(body: str | None, path: str) -> str:
     if body is None or not body.startswith("#!") or is_shell_text(body, path):
         return "shell"
     return language_of(body, path)
+
+
+# Programs that change a file in place (`sed -i`, `sed -Ei`, `perl -pi`, `ed`,
+# `ex`): what a written or copied file then holds is not known here.
+_EDITORS = frozenset({"sed", "perl", "ed", "ex"})
+
+
+def _in_place(value: str) -> bool:
+    return value.startswith("--in-place") or (
+        value.startswith("-") and not value.startswith("--") and "i" in value[1:]
+    )
 
 
 def _path(value: str, inv: Invocation) -> str | None:
