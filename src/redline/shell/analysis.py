@@ -335,6 +335,8 @@ class _Builder:
         carried_here = carriers.carried_scripts(inv)
         if self.bodies or name == "trap":  # a function called, or a `trap` action
             carried_here = [*carried_here, *builtin_code.carried(inv, self.bodies, via)]
+        if name in builtin_code.NAMERS:  # `read 'a[$(cmd)]'`: the subscript runs
+            carried_here = [*carried_here, *builtin_code.subscripts(inv)]
         for carried in carried_here:
             self._add_carried(carried, inv, origin, depth, via, remote)
         for launch in subcommands.launches(inv):

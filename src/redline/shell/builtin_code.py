@@ -7,8 +7,32 @@ from __future__ import annotations
 
 from redline.shell.carriers import Carried
 from redline.shell.invocation import Invocation
+from redline.shell.lazy_regex import lazy_regex
 
 _TRAP_QUIET = frozenset({"-l", "-p", "-P"})
+# Builtins that take a variable name, subscript included: bash evaluates the
+# subscript as arithmetic, running its substitutions (`read 'a[$(cmd)]'`).
+NAMERS = frozenset({"read", "printf", "test", "[", "[[", "declare", "typeset", "local",
+                    "export", "readonly", "unset", "mapfile", "readarray", "let"})  # fmt: skip
+_SUBSCRIPT = lazy_regex(r"\A[A-Za-z_]\w*\[(.*)\](?:\+?=.*)?\Z", 16)  # re.DOTALL
+
+
+def subscripts(inv: Invocation) -> list[Carried]:
+    """The substitutions in the subscripts of the names `inv` is given."""
+    found: list[Carried] = []
+    words = inv.argv[1:]
+    if inv.name in ("printf", "test", "[", "[["):  # only the name after `-v`
+        words = tuple(w for k, w in enumerate(words) if k and words[k - 1].value == "-v")
+    for word in words:
+        value = word.value
+        if "[" not in value or ("$(" not in value and "`" not in value):
+            continue
+        match = _SUBSCRIPT.match(value.split("=", 1)[-1] if value.startswith("-") else value)
+        if match is None and "=" in value:  # `declare -n r='a[$(cmd)]'`
+            match = _SUBSCRIPT.match(value.split("=", 1)[1])
+        if match is not None:
+            found.append(Carried(": " + match.group(1), f"{inv.name} subscript"))
+    return found
 
 
 def carried(inv: Invocation, functions: dict[str, str], via: tuple[str, ...]) -> list[Carried]:
