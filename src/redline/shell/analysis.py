@@ -333,7 +333,7 @@ class _Builder:
                 self.add_command(inner, (), inv.span, origin, depth, (*via, f"fd {flag}"), remote,
                                  True, (), inv.index, None)  # fmt: skip
         carried_here = carriers.carried_scripts(inv)
-        if self.bodies or name == "trap":  # a function called, or a `trap` action
+        if self.bodies or name in builtin_code.KEEPS_CODE:  # a function, a `trap`, `fc -s`
             carried_here = [*carried_here, *builtin_code.carried(inv, self.bodies, via)]
         if name in builtin_code.NAMERS:  # `read 'a[$(cmd)]'`: the subscript runs
             carried_here = [*carried_here, *builtin_code.subscripts(inv)]

@@ -8,8 +8,11 @@ from __future__ import annotations
 from redline.shell.carriers import Carried
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
+from redline.shell.model import DYNAMIC
 
 _TRAP_QUIET = frozenset({"-l", "-p", "-P"})
+# Builtins that keep or run code besides calls of functions.
+KEEPS_CODE = frozenset({"trap", "history", "fc", "r"})
 # Builtins that take a variable name, subscript included: bash evaluates the
 # subscript as arithmetic, running its substitutions (`read 'a[$(cmd)]'`).
 NAMERS = frozenset({"read", "printf", "test", "[", "[[", "declare", "typeset", "local",
@@ -35,9 +38,16 @@ def subscripts(inv: Invocation) -> list[Carried]:
     return found
 
 
+# Where `history -s TEXT` keeps TEXT among the function bodies, for `fc -s`
+# to run it (no function can have this name).
+_HISTORY = "\0history"
+
+
 def carried(inv: Invocation, functions: dict[str, str], via: tuple[str, ...]) -> list[Carried]:
     if inv.name == "trap":
         return _trap(inv)
+    if inv.name in ("history", "fc", "r"):
+        return _history(inv, functions)
     if not functions:
         return []
     body = functions.get(inv.name) if inv.argv[0].raw == inv.name else None
@@ -57,3 +67,20 @@ def _trap(inv: Invocation) -> list[Carried]:
     if len(words) < 2 or words[0].value in _TRAP_QUIET or words[0].value in ("-", ""):
         return []
     return [Carried(words[0].value, "trap", words[0])]
+
+
+def _history(inv: Invocation, functions: dict[str, str]) -> list[Carried]:
+    """`history -s TEXT` puts TEXT in the history; `fc -s` (and `r`, `fc -e
+    -`) runs the last entry. An entry read from a file (`history -r F`) is
+    not known here: running it is running unknown text."""
+    values = inv.values
+    if inv.name == "history":
+        if values[:1] == ("-s",) and len(values) > 1:
+            functions[_HISTORY] = " ".join(values[1:])
+        elif values[:1] in (("-r",), ("-n",)):
+            functions[_HISTORY] = DYNAMIC
+        return []
+    runs = inv.name == "r" or "-s" in values or ("-e" in values and "-" in values)
+    if not runs:
+        return []
+    return [Carried(functions.get(_HISTORY, DYNAMIC), f"{inv.name} (history)")]
