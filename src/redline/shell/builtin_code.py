@@ -12,7 +12,7 @@ from redline.shell.model import DYNAMIC
 
 _TRAP_QUIET = frozenset({"-l", "-p", "-P"})
 # Builtins that keep or run code besides calls of functions.
-KEEPS_CODE = frozenset({"trap", "history", "fc", "r"})
+KEEPS_CODE = frozenset({"trap", "history", "fc"})
 # Builtins that take a variable name, subscript included: bash evaluates the
 # subscript as arithmetic, running its substitutions (`read 'a[$(cmd)]'`).
 NAMERS = frozenset({"read", "printf", "test", "[", "[[", "declare", "typeset", "local",
@@ -46,7 +46,7 @@ _HISTORY = "\0history"
 def carried(inv: Invocation, functions: dict[str, str], via: tuple[str, ...]) -> list[Carried]:
     if inv.name == "trap":
         return _trap(inv)
-    if inv.name in ("history", "fc", "r"):
+    if inv.name in ("history", "fc"):
         return _history(inv, functions)
     if not functions:
         return []
@@ -70,8 +70,9 @@ def _trap(inv: Invocation) -> list[Carried]:
 
 
 def _history(inv: Invocation, functions: dict[str, str]) -> list[Carried]:
-    """`history -s TEXT` puts TEXT in the history; `fc -s` (and `r`, `fc -e
-    -`) runs the last entry. An entry read from a file (`history -r F`) is
+    """`history -s TEXT` puts TEXT in the history; `fc -s` (and `fc -e -`)
+    runs the last entry (bash's `r` alias is not followed: a name is lower
+    case here, and R is the statistics interpreter). An entry read from a file (`history -r F`) is
     not known here: running it is running unknown text."""
     values = inv.values
     if inv.name == "history":
@@ -80,7 +81,7 @@ def _history(inv: Invocation, functions: dict[str, str]) -> list[Carried]:
         elif values[:1] in (("-r",), ("-n",)):
             functions[_HISTORY] = DYNAMIC
         return []
-    runs = inv.name == "r" or "-s" in values or ("-e" in values and "-" in values)
+    runs = "-s" in values or ("-e" in values and "-" in values)
     if not runs:
         return []
     return [Carried(functions.get(_HISTORY, DYNAMIC), f"{inv.name} (history)")]
