@@ -129,6 +129,9 @@ def inline_code(inv: Invocation) -> str | None:
     if family in _AWKS:
         # `-f FILE` reads the program from a file; else the first operand is it.
         if any(v == "-f" or v.startswith(("-f", "--file")) for v in values):
+            for k, word in enumerate(inv.argv[1:-1], 1):  # `awk -f <(echo PROGRAM)`
+                if word.value in ("-f", "--file") and inv.argv[k + 1].raw.startswith("<("):
+                    return inv.argv[k + 1].feeds or DYNAMIC
             return None
         return first_operand(values, "Fv")
     operand = first_operand(values, VALUE_FLAGS.get(family, ""))
