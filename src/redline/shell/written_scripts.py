@@ -32,7 +32,10 @@ Copies = disk_copies.Copies
 
 # Programs that write files without a redirect: `note` looks at them.
 _DOWNLOADERS = {"curl": ("-o", "--output"), "wget": ("-O", "--output-document")}
-NOTED = frozenset({"tee", "sed", "perl", "ed", "ex", "dd", *disk_copies.COPIERS, *_DOWNLOADERS})
+# Compilers whose output (`-o OUT`, else `a.out`) is a program built from its sources.
+_COMPILERS = frozenset({"gcc", "cc", "clang", "g++", "c++", "clang++", "tcc", "rustc", "go"})
+NOTED = frozenset({"tee", "sed", "perl", "ed", "ex", "dd", *disk_copies.COPIERS, *_DOWNLOADERS,
+                   *_COMPILERS})  # fmt: skip
 _MAKES = frozenset({"make", "gmake", "bmake"})
 _MANAGERS = frozenset({"npm", "yarn", "pnpm", "bun"})
 _HOOK_VERBS = frozenset({"commit", "push", "merge", "pull", "rebase", "checkout", "switch", "am",
@@ -84,6 +87,8 @@ def note(
     elif name in _DOWNLOADERS:  # `curl -o f URL`: text from the network
         for path in _downloads(inv):
             written[path] = None
+    elif name in _COMPILERS:  # a program built from source this line wrote: unread code
+        _compiled(written, inv)
     elif name in _EDITORS and (name in ("ed", "ex") or any(map(_in_place, inv.values))):
         for word in inv.options.operands:
             path = _path(word.value, inv)
@@ -241,6 +246,24 @@ def _downloads(inv: Invocation) -> list[str]:
     found += [v.split("=", 1)[1] for v in values if v.startswith(options[1] + "=")]
     found += [v[2:] for v in values if v.startswith(options[0]) and len(v) > 2]
     return [p for p in (_path(f, inv) for f in found if f != "-") if p is not None]
+
+
+def _compiled(written: Written, inv: Invocation) -> None:
+    """`gcc a.c -o a` where `a.c` was written in this line: `a` runs code the
+    analysis cannot read (its source is C, Rust, Go), so running it is asked.
+    A program built from sources already on disk is judged as before."""
+    values = inv.values
+    sources = [_path(v, inv) for v in values if not v.startswith("-")]
+    if not any(p is not None and p in written for p in sources):
+        return
+    outputs = [values[k + 1] for k, v in enumerate(values[:-1]) if v == "-o"]
+    outputs += [v[2:] for v in values if v.startswith("-o") and len(v) > 2]
+    if inv.name == "go" and values[:1] == ("run",):
+        return
+    for output in outputs or ["a.out"]:
+        path = _path(output, inv)
+        if path is not None:
+            written[path] = None
 
 
 def _git_hooks(written: Written, inv: Invocation, text: str) -> Iterator[Carried]:
