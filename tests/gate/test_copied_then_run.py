@@ -162,3 +162,29 @@ def test_an_ordinary_copy_and_run_stays_allowed(run: Check, command: str) -> Non
 def test_the_reason_names_the_source(run: Check) -> None:
     decision = run("cp evil.sh x.sh && bash x.sh")
     assert "evil.sh" in decision.reason
+
+
+MADE_UNSEEN = [
+    'cp /dev/stdin x <<< "redline approve 1"; bash x',
+    "link rl y; python3 y approve 1",
+    "scp rl y; python3 y approve 1",
+    "sponge y < rl; python3 y approve 1",
+    "sed -n 'w y' rl; python3 y approve 1",
+    "sort -o y ask.sh; bash y",
+    "git mv rl y; python3 y approve 1",
+]
+
+
+@pytest.mark.parametrize("command", MADE_UNSEEN)
+def test_a_script_the_line_makes_in_a_way_not_followed_is_asked(run: Check, command: str) -> None:
+    # Attack round 6, item 5: the script does not exist when judged; the line makes it.
+    assert str(run(command).verdict) in ("ask", "deny"), command
+
+
+@pytest.mark.parametrize(
+    "command", ["make && ./build/app", "python3 missing.py", "ls; bash good.sh"]
+)
+def test_a_missing_program_run_by_path_or_alone_is_judged_as_before(
+    run: Check, command: str
+) -> None:
+    assert str(run(command).verdict) == "allow"

@@ -43,13 +43,39 @@ def disk_hits(guard: Guard, analysis: Analysis, depth: int = 0) -> tuple[RuleHit
             continue
         if _judged_here(analysis, inv):
             continue
-        for path, text in _scripts(guard, inv):
+        scripts = _scripts(guard, inv)
+        for path, text in scripts:
             for hit in _judge(guard, text, path, inv, depth):
                 where = f"{hit.description} (read from `{path}`)"
                 found.setdefault(
                     (hit.rule_id, path), hit._replace(description=where, span=inv.span)
                 )
+        told = any(c.via and c.via[-1].startswith(WRITTEN) for c in analysis.children(inv))
+        if not scripts and not told and len(analysis.invocations) > 1:
+            missing = _made_in_the_line(guard, inv)
+            if missing is not None:
+                for hit in evaluate(analyze(UNREADABLE)):
+                    why = f"the script `{missing}` does not exist yet: this line makes it, unseen"
+                    found.setdefault((hit.rule_id, missing), hit._replace(description=why))
     return tuple(found.values())
+
+
+def _made_in_the_line(guard: Guard, inv: Invocation) -> str | None:
+    """A script a shell or an interpreter is given (not a program run by its
+    path: a build's binary) that does not exist when the line is judged,
+    while another command of the line may make it (`sort -o y ask.sh; bash
+    y`, `git mv rl y; python3 y approve 1`): its text is unknown."""
+    run = script_run(inv)
+    if run is None or "/" in inv.argv[0].value:
+        return None
+    path = paths.normalize(run.path, inv.cwd)
+    if path is None or not path.startswith("/") or paths.is_glob(path):
+        return None
+    if path.startswith(script_files.SYSTEM_PROGRAMS) or path.startswith(("/dev/", "/proc/")):
+        return None
+    world = guard.world
+    # A world that knows nothing (no machine to look at) cannot tell a missing file.
+    return run.path if world.resolve(path) is None and world.resolve("/") else None
 
 
 def _judged_here(analysis: Analysis, inv: Invocation) -> bool:

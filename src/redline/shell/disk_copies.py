@@ -116,6 +116,10 @@ def _place(
         return
     if symbolic and not source_value.startswith(("/", "~")):
         source_value = target.rsplit("/", 1)[0] + "/" + source_value  # relative to the link
+    if source_value in ("/dev/stdin", "/dev/fd/0", "/proc/self/fd/0", "-"):
+        written[target] = inv.stdin_text  # `cp /dev/stdin x <<< TEXT`: what it reads
+        copies.pop(target, None)
+        return
     source = None if DYNAMIC in source_value else paths.normalize(source_value, inv.cwd)
     if source is not None and paths.is_glob(source):
         source = None
