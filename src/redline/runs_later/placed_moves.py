@@ -11,6 +11,7 @@ from redline.fasttuple import NamedTuple
 from redline.rules import argv, output_options
 from redline.runs_later.places import runs_unseen
 from redline.shell import paths
+from redline.shell.disk_copies import VALUED
 from redline.shell.invocation import Invocation
 from redline.shell.model import DYNAMIC, Word
 
@@ -27,20 +28,7 @@ STREAMERS = frozenset({"cat", "tee", "sponge", "dd"})
 PLACERS = (COPIERS | _TARS | _SEVEN_ZIPS | _DOWNLOADERS | STREAMERS | output_options.PROGRAMS
            | {"unzip", "systemctl"})  # fmt: skip
 # Options that take a value, per copier (short letters, long names).
-_VALUED = {
-    "cp": ("tS", ("target-directory", "suffix")),
-    "mv": ("tS", ("target-directory", "suffix")),
-    "ln": ("tS", ("target-directory", "suffix")),
-    "install": ("tSmogZ", ("target-directory", "suffix", "mode", "owner", "group",
-                            "strip-program")),
-    "rsync": ("efBTM", ("rsh", "rsync-path", "filter", "exclude", "include", "exclude-from",
-                        "include-from", "files-from", "temp-dir", "partial-dir", "compare-dest",
-                        "copy-dest", "link-dest", "backup-dir", "suffix", "chmod", "chown",
-                        "usermap", "groupmap", "timeout", "port", "password-file", "log-file",
-                        "out-format", "bwlimit", "max-size", "min-size", "iconv", "info",
-                        "debug", "remote-option", "address")),
-    "scp": ("PioFclSJD", ()),
-}  # fmt: skip
+_VALUED = VALUED
 _TAR_VALUED = ("fCbTXIgKNVLFH", ("file", "directory", "exclude", "exclude-from", "files-from",
                "transform", "xform", "use-compress-program", "to-command", "owner", "group",
                "mode", "format", "newer", "blocking-factor", "record-size", "info-script",

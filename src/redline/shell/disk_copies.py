@@ -28,8 +28,9 @@ Copies = dict[str, str]
 COPIED = " copied from "
 
 COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync", "gcp", "gmv", "ginstall"})
-# Options that take a value (short letters, long names), per copier.
-_VALUED = {
+# Options that take a value (short letters, long names), per copier (also
+# read by `runs_later.placed_moves`).
+VALUED = {
     "cp": ("tS", ("target-directory", "suffix")),
     "mv": ("tS", ("target-directory", "suffix")),
     "ln": ("tS", ("target-directory", "suffix")),
@@ -41,6 +42,7 @@ _VALUED = {
                         "usermap", "groupmap", "timeout", "port", "password-file", "log-file",
                         "out-format", "bwlimit", "max-size", "min-size", "iconv", "info",
                         "debug", "remote-option", "address")),
+    "scp": ("PioFclSJD", ()),
 }  # fmt: skip
 _GNU = {"gcp": "cp", "gmv": "mv", "ginstall": "install"}
 
@@ -147,7 +149,7 @@ def symbolic(values: tuple[str, ...]) -> bool:
 def copy_operands(name: str, values: tuple[str, ...]) -> tuple[list[str], str, bool] | None:
     """`(sources, target, into)`: `into` when the target is named a folder
     (`-t DIR`, `--target-directory=DIR`)."""
-    letters, longs = _VALUED.get(name, ("", ()))
+    letters, longs = VALUED.get(name, ("", ()))
     operands: list[str] = []
     folder: str | None = None
     k, ended = 0, False
