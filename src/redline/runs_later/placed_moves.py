@@ -89,7 +89,7 @@ def moves(inv: Invocation, analysis: Analysis) -> list[Move]:
         found += _dd(inv)
     elif name in ("tee", "sponge"):
         known = inv.stdin_text
-        sources = _stdin(inv, analysis) if known is None else ()
+        sources = stdin_sources(inv, analysis) if known is None else ()
         whole = not inv.has_flag("a", ("append",))
         found += [
             Move(w.value, sources, "streamed", whole=whole, text=known) for w in _operands(inv)
@@ -134,7 +134,7 @@ def _patched_from_stdin(inv: Invocation, analysis: Analysis) -> list[Move]:
     program's output (`curl URL | git apply`) names files no one has seen.
     A patch in a file is the gate's to read (`gate/patch_reads`)."""
     applied = git_placed.patch_input(inv.name, inv.values)
-    if applied is None or not applied.stdin or _stdin(inv, analysis) is not None:
+    if applied is None or not applied.stdin or stdin_sources(inv, analysis) is not None:
         return []
     from redline.shell.carriers import static_output
 
@@ -302,12 +302,12 @@ def _redirected(inv: Invocation, analysis: Analysis) -> list[Move]:
         elif files:
             sources = tuple(files)
         else:
-            sources = _stdin(inv, analysis)
+            sources = stdin_sources(inv, analysis)
     how = "streamed" if sources is not None else "generated"
     return [Move(t, sources, how, whole=not append) for t, append in targets]
 
 
-def _stdin(inv: Invocation, analysis: Analysis) -> tuple[str, ...] | None:
+def stdin_sources(inv: Invocation, analysis: Analysis) -> tuple[str, ...] | None:
     """The file a program reads on stdin: `< F`, or `cat F |` before it."""
     redirected = _stdin_file(inv)
     if redirected is not None or not inv.upstream:
