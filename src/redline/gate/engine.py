@@ -12,6 +12,7 @@ from collections.abc import Callable
 from redline.decision import Decision, RuleHit, Severity, Verdict
 from redline.fasttuple import NamedTuple
 from redline.gate import (
+    archive_reads,
     call_world,
     files_read,
     patch_reads,
@@ -129,6 +130,8 @@ def evaluate(
         facts.hits = placed_reads.settled(facts.hits, facts.analysis, guard)
         # a patch on disk applied: judged by what it leaves in files that run later
         facts.hits += patch_reads.hits(facts.analysis, guard)
+        # an archive on disk unpacked: asked when it holds a git hook or config
+        facts.hits += archive_reads.hits(facts.analysis, guard)
     if action.kind in WRITE_KINDS:  # a file that runs later: judged by what it will run
         from redline.gate import later_writes
 
