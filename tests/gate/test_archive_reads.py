@@ -73,6 +73,7 @@ _ARCHIVES = {
     "hooks.zip": _zip(["x/.githooks/pre-push"]),
     "config.tgz": _tar([".git/config"]),
     "envrc.cpio": _newc([".envrc"]),
+    "agent.tgz": _tar(["proj/.claude/settings.json", "proj/README.md"]),
     "source.cpio": _newc(_SOURCE),
     "source.tgz": _tar(_SOURCE),
     "source.zip": _zip(_SOURCE),
@@ -118,6 +119,7 @@ def test_the_formats_are_listed() -> None:
         "tar -xf config.tgz",
         "unzip hooks.zip",
         "cpio -idv < envrc.cpio",
+        "tar -xzf agent.tgz",
     ],
 )
 def test_an_archive_holding_a_file_that_runs_unnamed_is_asked(run: Check, command: str) -> None:

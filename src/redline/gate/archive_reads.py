@@ -4,7 +4,8 @@ asks an extraction into a folder whose files run later (`tar -C .git/hooks`),
 but an archive names its members itself. The gate lists them (it extracts
 nothing) and asks for a member that a tool runs without anyone naming it: a
 git hook (`.git/hooks/NAME`, `.githooks`, `.husky`), anything inside a
-`.git` folder (its config runs commands), an `.envrc`.
+`.git` folder (its config runs commands), an `.envrc`, an agent's settings or
+MCP servers (`.claude/settings.json`, `.mcp.json`).
 
 A source tarball's own `Makefile` or CI workflow is what unpacking it is
 for, and runs only when someone runs `make` or pushes (each judged then):
@@ -104,7 +105,10 @@ def _relative(member: str) -> str:
 
 
 def _runs_unnamed(path: str) -> bool:
-    return places.runs_unnamed(path) or "/.git/" in path
+    from redline.rules.sensitive_places import family_of
+
+    # an agent's settings and MCP servers (`.claude/settings.json`, `.mcp.json`) run commands too
+    return places.runs_unnamed(path) or "/.git/" in path or family_of(path) == "agent-config"
 
 
 def _unseen(inv: Invocation, archive: str, member: str) -> RuleHit:
@@ -112,7 +116,7 @@ def _unseen(inv: Invocation, archive: str, member: str) -> RuleHit:
 
     description = (
         f"unpacks `{archive}`, which holds `{member}`: a file a tool runs later without being "
-        "named (a git hook, a git config, an `.envrc`), its content unseen"
+        "named (a git hook, a git config, an `.envrc`, an agent's settings), its content unseen"
     )
     rule = resolve("later.unseen")
     if rule is None:  # the catalogue always has it; fail closed all the same

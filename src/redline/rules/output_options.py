@@ -124,10 +124,20 @@ OUTPUTS: dict[str, Output] = {
     "zstd": Output("oTL", ("output", "threads"), ("-o", "--output")),
     "lz4": Output("B", (), (), operand=1),
     "pv": Output("LsiNo", ("rate-limit", "size", "interval", "name", "output"), ("-o", "--output")),
+    # util-linux script: `-q` is quiet (no value); `-B` logs input and output.
     "script": Output(
-        "cEIOqT",
-        ("command", "log-io", "log-out", "log-in", "log-timing"),
-        ("-O", "--log-out", "--log-io", "-I", "--log-in", "-T", "--log-timing"),
+        "cEIOBTmo",
+        (
+            "command",
+            "echo",
+            "log-io",
+            "log-out",
+            "log-in",
+            "log-timing",
+            "logging-format",
+            "output-limit",
+        ),
+        ("-O", "--log-out", "-B", "--log-io", "-I", "--log-in", "-T", "--log-timing"),
         operand=0,
     ),
     "uniq": Output("fsw", ("skip-fields", "skip-chars", "check-chars"), (), operand=1),

@@ -315,6 +315,7 @@ SENSITIVE_RULES: tuple[Rule, ...] = (
             "awk '{print > \"/home/me/.bashrc\"}' x",
             "cp x ~/.pam_environment",
             "cp x ~/.pythonrc",
+            "script -q ~/.bashrc",
         ),
         (
             "sort -o sorted.txt lines.txt",

@@ -26,6 +26,16 @@ _CURRENT = frozenset({"HEAD", "@"})
 _GLOBAL_VALUED = ("Cc", ("git-dir", "work-tree", "namespace", "exec-path", "config-env"))
 _CHECKOUT_VALUED = ("bB", ("orphan", "conflict", "pathspec-from-file", "track"))
 _RESTORE_VALUED = ("s", ("source", "pathspec-from-file", "conflict"))
+# git takes any unambiguous prefix of a long option (`--sour=X` is `--source=X`).
+_CHECKOUT_NAMES = ("quiet", "progress", "no-progress", "force", "merge", "detach", "ours",
+                   "theirs", "patch", "guess", "no-guess", "overlay", "no-overlay",
+                   "ignore-skip-worktree-bits", "ignore-other-worktrees", "overwrite-ignore",
+                   "no-overwrite-ignore", "recurse-submodules", "no-recurse-submodules",
+                   "pathspec-file-nul", "no-track")  # fmt: skip
+_RESTORE_NAMES = ("staged", "worktree", "patch", "ours", "theirs", "merge", "quiet", "progress",
+                  "no-progress", "ignore-unmerged", "ignore-skip-worktree-bits", "overlay",
+                  "no-overlay", "recurse-submodules", "no-recurse-submodules",
+                  "pathspec-file-nul")  # fmt: skip
 _ARCHIVE_VALUED = ("o", ("output", "format", "prefix", "remote", "exec", "add-file",
                          "add-virtual-file", "mtime"))  # fmt: skip
 
@@ -54,12 +64,12 @@ def checked_out(values: tuple[str, ...]) -> Iterator[str]:
 def _checkout(rest: tuple[str, ...]) -> Iterator[str]:
     if "--" in rest:
         at = rest.index("--")
-        before = argv.parse(rest[:at], *_CHECKOUT_VALUED)
+        before = argv.parse(rest[:at], *_CHECKOUT_VALUED, long_names=_CHECKOUT_NAMES)
         if before.value("-b", "-B", "--orphan") or len(before.operands) != 1:
             return  # a new branch, or paths from the index
         tree, files = before.operands[0], rest[at + 1 :]
     else:
-        args = argv.parse(rest, *_CHECKOUT_VALUED)
+        args = argv.parse(rest, *_CHECKOUT_VALUED, long_names=_CHECKOUT_NAMES)
         if args.value("-b", "-B", "--orphan") or len(args.operands) < 2:
             return  # `git checkout main`, `git checkout FILE`: a switch, or the index's text
         tree, files = args.operands[0], args.operands[1:]
@@ -68,7 +78,7 @@ def _checkout(rest: tuple[str, ...]) -> Iterator[str]:
 
 
 def _restore(rest: tuple[str, ...]) -> Iterator[str]:
-    args = argv.parse(rest, *_RESTORE_VALUED)
+    args = argv.parse(rest, *_RESTORE_VALUED, long_names=_RESTORE_NAMES)
     sources = args.value("-s", "--source")
     if not sources or sources[-1] in _CURRENT:
         return
