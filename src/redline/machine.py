@@ -27,6 +27,8 @@ from redline.gate.world import Process, World
 SERVICE_STATE = os.path.join("service", "serve.json")
 MAX_SCRIPT = 256 * 1024
 MAX_EXPANDED = 16
+# An archive whose members are listed is read whole: a bound on the bytes (and the time).
+MAX_ARCHIVE = 4 * 1024 * 1024
 _O_PATH = getattr(os, "O_PATH", os.O_RDONLY)
 # How long a look at the service's state file is trusted (a long-lived gate
 # sees a service started later within this).
@@ -146,6 +148,24 @@ class LocalWorld(World):
         if b"\0" in data[:4096]:
             return None  # a binary program: no script to read
         return data.decode("utf-8", "replace")
+
+    def archive_members(self, path: str) -> tuple[str, ...] | None:
+        from redline.gate.archive_members import members
+
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        except OSError:
+            return None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ARCHIVE:
+                return None
+            data = os.read(fd, MAX_ARCHIVE)
+        except OSError:
+            return None
+        finally:
+            os.close(fd)
+        return members(data)
 
     def expand(self, pattern: str) -> tuple[str, ...]:
         import glob

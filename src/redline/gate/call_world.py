@@ -59,6 +59,9 @@ class CallWorld(World):
             self._scripts[path] = found
         return found
 
+    def archive_members(self, path: str) -> tuple[str, ...] | None:
+        return self.world.archive_members(path)  # asked for an extraction only: not kept
+
     def expand(self, pattern: str) -> tuple[str, ...]:
         if pattern in self._expanded:
             return self._expanded[pattern]

@@ -11,7 +11,16 @@ from collections.abc import Callable
 
 from redline.decision import Decision, RuleHit, Severity, Verdict
 from redline.fasttuple import NamedTuple
-from redline.gate import call_world, files_read, placed_reads, script_rules, service_contact, shape
+from redline.gate import (
+    archive_reads,
+    call_world,
+    files_read,
+    patch_reads,
+    placed_reads,
+    script_rules,
+    service_contact,
+    shape,
+)
 from redline.gate.actions import WRITE_KINDS, Action, ActionKind, ToolCall
 from redline.gate.context import CallContext
 from redline.gate.effects import Facts, Subject, collect
@@ -119,6 +128,10 @@ def evaluate(
         facts.hits = files_read.with_file_hits(facts.hits, facts.analysis, guard)
         # a file that runs later copied from a file on disk: judged by its text
         facts.hits = placed_reads.settled(facts.hits, facts.analysis, guard)
+        # a patch on disk applied: judged by what it leaves in files that run later
+        facts.hits += patch_reads.hits(facts.analysis, guard)
+        # an archive on disk unpacked: asked when it holds a git hook or config
+        facts.hits += archive_reads.hits(facts.analysis, guard)
     if action.kind in WRITE_KINDS:  # a file that runs later: judged by what it will run
         from redline.gate import later_writes
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 MIN_TEXT = 4096
 _VERDICTS = Verdicts(16)
 _QUESTIONS = ("service_ports", "loopback_names", "gate_processes")
-_PATHS = ("resolve", "read_script", "expand")
+_PATHS = ("resolve", "read_script", "expand", "archive_members")
 
 
 class _Recording(World):
@@ -59,6 +59,9 @@ class _Recording(World):
 
     def expand(self, pattern: str) -> tuple[str, ...]:
         return self._ask("expand", pattern)  # type: ignore[no-any-return]
+
+    def archive_members(self, path: str) -> tuple[str, ...] | None:
+        return self._ask("archive_members", path)  # type: ignore[no-any-return]
 
 
 def _same_answers(world: World, asked: dict[tuple[str, str], Any]) -> bool:

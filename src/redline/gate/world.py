@@ -55,5 +55,11 @@ class World:
         would expand it; `()` when none or unknown."""
         return ()
 
+    def archive_members(self, path: str) -> tuple[str, ...] | None:
+        """The member names of the archive at `path` (absolute: tar, cpio,
+        zip), if it is a readable regular file of a size the gate reads;
+        `None` otherwise."""
+        return None
+
 
 NOWHERE = World()

@@ -65,8 +65,19 @@ def render() -> str:
             out.extend([f"## {str(severity).capitalize()}", ""])
             for rule in rules:
                 out.extend(_section(rule))
+    out.extend(_unseen_decisions())
     out.extend(_routes())
     return "\n".join(out).rstrip("\n") + "\n"
+
+
+def _unseen_decisions() -> list[str]:
+    """What `later.unseen` asks when the judge cannot see the content (`rules/placed.py`)."""
+    from redline.rules.placed import DECISIONS
+
+    out = ["## Content put in place unseen: what is asked", ""]
+    out.extend(f"- {decision}" for decision in DECISIONS)
+    out.append("")
+    return out
 
 
 def _routes() -> list[str]:

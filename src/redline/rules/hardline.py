@@ -3,15 +3,14 @@ or approval can lift them (F-RULES-1)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 from redline.decision import Severity, Span
-from redline.rules import output_options, power, targets
+from redline.rules import fork_bombs, output_options, power, targets
 from redline.rules.model import InvocationTest, Rule, rule
 from redline.rules.wipers import WIPERS, wipe_device
 from redline.shell import paths
 from redline.shell.analysis import Analysis
-from redline.shell.carriers import inline_code
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
 
@@ -62,35 +61,9 @@ _COPIERS = frozenset({"cp", "mv", "tee", "install", "rsync", "pv", "ddrescue", "
 
 
 def _copy_device(inv: Invocation, analysis: Analysis) -> bool:
-    if inv.name == "pv":
-        return False
     return any(targets.is_raw_device(v, inv) for v in targets.written_files(inv)) and not any(
         r.writes and r.target and targets.is_raw_device(r.target.value, inv) for r in inv.redirects
     )
-
-
-def _fork_bomb(analysis: Analysis) -> Iterator[Span]:
-    for function in analysis.functions:
-        if function.forks and any(
-            cmd.words and cmd.words[0].value == function.name for cmd in function.body
-        ):
-            yield function.span
-    for inv in analysis.invocations:
-        code = inline_code(inv)
-        if code and _CODE_FORK_BOMB.search(code):
-            yield inv.span
-
-
-# A fork inside a loop that never ends: a statement modifier (`fork while 1`,
-# `fork while fork`, `fork until 0`) or a block whose condition is constant
-# (`while(1){fork}`, `while True: os.fork()`, `loop { fork }`, `for(;;)`)
-# with no `break`/`last`/`exit` before the fork.
-_CODE_FORK_BOMB = lazy_regex(
-    r"\bfork\b(?:\s*\(\s*\))?\s*(?:while\s*\(?\s*(?:1|true|True|fork\b)|until\s*\(?\s*(?:0|false))"
-    r"(?!\s*[-+<>=!.\w])"
-    r"|(?:\bwhile\s*\(?\s*(?:1|true|True)\s*\)?|\bloop|\bfor\s*\(\s*;\s*;\s*\))\s*(?::|\{|\bdo\b)"
-    r"(?:(?!\bbreak\b|\blast\b|\bexit\b)[^}])*?\bfork\b"
-)
 
 
 def _stdin_option(value: str) -> bool:
@@ -297,8 +270,18 @@ HARDLINES: tuple[Rule, ...] = (
             "zstd -d image.zst -o /dev/sda",
             "sudo install -m 644 x /dev/vda",
             "ddrescue in.img /dev/sdc",
+            "pv image.iso -o /dev/sda",
+            "ffmpeg -i clip.mp4 -f data /dev/sdb",
+            "awk '{print > \"/dev/sda\"}' image.txt",
         ),
-        must_not_match=("cp /dev/sda disk.img", "tee out.log", "cp a b"),
+        must_not_match=(
+            "cp /dev/sda disk.img",
+            "tee out.log",
+            "cp a b",
+            "pv /dev/sda > disk.img",
+            "ffmpeg -i /dev/video0 out.mp4",
+            "ffmpeg -i in.mp4 -f null /dev/null",
+        ),
     ),
     rule(
         "disk.wipe-device",
@@ -337,7 +320,7 @@ HARDLINES: tuple[Rule, ...] = (
         H,
         "fork bomb: a function that spawns copies of itself without end",
         "run a bounded number of background jobs instead",
-        scan=_fork_bomb,
+        scan=fork_bombs.fork_bomb,
         aliases=("hardline.fork-bomb",),
         must_match=(
             ":(){ :|:& };:",

@@ -48,8 +48,9 @@ def _carries(rule_id: str) -> InvocationTest:
     return test
 
 
-# Programs that write a text the analysis knows, or copy one this line wrote.
-_PROGRAMS = WRITERS | COPIERS | STREAMERS
+# Programs that write a text the analysis knows, or copy one this line wrote, or apply a
+# patch the command line shows (`git apply <<'EOF'`).
+_PROGRAMS = WRITERS | COPIERS | STREAMERS | {"git", "patch"}
 _MAKE_WIPE = "cat > Makefile <<'EOF'\nclean:\n\trm -rf ~\nEOF"
 
 LATER_RULES: tuple[Rule, ...] = (

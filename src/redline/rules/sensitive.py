@@ -10,8 +10,9 @@ from redline.decision import Severity
 from redline.rules import argv, targets
 from redline.rules.model import InvocationTest, Rule, rule
 from redline.rules.path_shims import shim_written
-from redline.rules.secrets import SSH_DIR, canonical, is_project_env
+from redline.rules.secrets import canonical, is_project_env
 from redline.rules.senders import is_remote
+from redline.rules.sensitive_places import family_of as family_of
 from redline.shell import paths
 from redline.shell.analysis import Analysis
 from redline.shell.invocation import Invocation
@@ -20,73 +21,8 @@ from redline.shell.model import DYNAMIC
 
 S = Severity.SENSITIVE
 
-_AGENT_FILES = (
-    "~/.hermes/.env", "~/.hermes/config.yaml", "~/.hermes/shell-hooks-allowlist.json",
-    "~/.hermes/shell-hooks-allowlist.json.lock", "~/.claude/settings.json",
-    "~/.claude/settings.local.json", "~/.claude/.credentials.json", "~/.codex/config.toml",
-    "~/.codex/auth.json", "~/.gemini/settings.json", "~/.gemini/.env",
-    "~/.gemini/oauth_creds.json",
-)  # fmt: skip
-_AGENT_DIRS = ("~/.hermes/agent-hooks", "~/.hermes/approval", "~/.hermes/scripts", "~/.redline")
-# Project-level agent settings (hooks live there): `.claude/settings.json` anywhere.
-_AGENT_PROJECT = lazy_regex(
-    r"(?:\A|/)(?:\.claude/settings(?:\.local)?\.json|\.gemini/settings\.json"
-    r"|\.hermes/(?:\.env|config\.yaml))\Z"
-)
-# The file names `_AGENT_PROJECT` can end with: others need not compile it.
-_AGENT_PROJECT_NAMES = frozenset({"settings.json", "settings.local.json", ".env", "config.yaml"})
-_CREDENTIAL_FILES = (
-    "~/.netrc", "~/.docker/config.json", "~/.kube/config", "~/.git-credentials", "~/.pgpass",
-    "~/.npmrc", "~/.pypirc", "~/.config/gh/hosts.yml",
-)  # fmt: skip
-_CREDENTIAL_DIRS = ("~/.aws", "~/.gnupg", "~/.password-store", "~/.config/gcloud", "~/.azure")
-_HOME_RC = frozenset({".bashrc", ".bash_profile", ".bash_login", ".bash_logout", ".profile",
-                      ".zshrc", ".zprofile", ".zshenv", ".zlogin", ".zlogout", ".kshrc",
-                      ".login", ".mkshrc", ".cshrc", ".tcshrc", ".xprofile", ".xinitrc",
-                      ".inputrc",
-                      # git runs what its config names (aliases with `!`, core.sshCommand,
-                      # credential helpers, hooksPath): a startup file in all but name.
-                      ".gitconfig"})  # fmt: skip
-_SYSTEM_RC = ("/etc/profile", "/etc/bash.bashrc", "/etc/bashrc", "/etc/zshrc", "/etc/zshenv",
-              "/etc/zprofile", "/etc/environment", "/etc/csh.cshrc", "/etc/csh.login")  # fmt: skip
-_RC_DIRS = ("~/.config/fish", "/etc/profile.d", "/etc/zsh", "/etc/fish", "~/.config/git")
-_AUTOSTART = ("~/.config/systemd/user", "~/.config/autostart", "~/Library/LaunchAgents",
-              "~/.config/environment.d")  # fmt: skip
-_SYSTEM = ("/etc", "/private/etc", "/private/var", "/usr/lib/systemd", "/lib/systemd", "/boot",
-           "/var/spool/cron", "/Library/LaunchDaemons", "/Library/LaunchAgents",
-           "/usr/local/etc")  # fmt: skip
 # A mode that only takes permissions away, or leaves group and others none.
 _TIGHTEN = lazy_regex(r"\A(?:[ugoa]*-[rwxXst]+(?:,[ugoa]*-[rwxXst]+)*|0?[0-7]00)\Z")
-
-
-def _under(path: str, roots: tuple[str, ...]) -> bool:
-    return any(paths.is_under(path, root) for root in roots)
-
-
-def family_of(path: str, project_root: bool = False) -> str | None:
-    """The sensitive family a canonical path belongs to, most specific first."""
-    name = path.rsplit("/", 1)[-1]
-    if (
-        path in _AGENT_FILES
-        or _under(path, _AGENT_DIRS)
-        or (name in _AGENT_PROJECT_NAMES and _AGENT_PROJECT.search(path))
-    ):
-        return "agent-config"
-    if paths.is_under(path, SSH_DIR):
-        return "ssh"
-    if path in _CREDENTIAL_FILES or _under(path, _CREDENTIAL_DIRS):
-        return "credentials"
-    if (path == "~/" + name and name in _HOME_RC) or path in _SYSTEM_RC or _under(path, _RC_DIRS):
-        return "shell-rc"
-    if _under(path, _AUTOSTART):
-        return "autostart"
-    if _under(path, _SYSTEM):
-        return "system-config"
-    if is_project_env(name):
-        return "project-env"
-    if project_root and name == "config.yaml":
-        return "project-config"
-    return None
 
 
 _COPIERS = frozenset({"cp", "mv", "install", "ln", "rsync"})
@@ -282,6 +218,10 @@ SENSITIVE_RULES: tuple[Rule, ...] = (
             "tee .claude/settings.json < s.json",
             "cd /root/.hermes && echo x > .env",
             "mv hook.sh ~/.hermes/agent-hooks/pre.sh",
+            "cp x ~/.cursor/mcp.json",
+            "echo '{}' > .mcp.json",
+            "tee .vscode/mcp.json < servers.json",
+            "cp x ~/.codeium/windsurf/mcp_config.json",
         ),
         (
             "cat ~/.hermes/config.yaml",
@@ -289,6 +229,9 @@ SENSITIVE_RULES: tuple[Rule, ...] = (
             "echo 'x' > ~/.hermes/notes.md",
             "ls ~/.claude",
             "grep -r hooks ~/.hermes/config.yaml",
+            "cat .mcp.json",
+            "cp ~/.cursor/mcp.json /tmp/mcp.json",
+            "echo x > docs/mcp.json.md",
         ),
         aliases=("hermes-env-write",),
     ),
@@ -363,6 +306,16 @@ SENSITIVE_RULES: tuple[Rule, ...] = (
             "git archive -o ~/.profile HEAD x",
             "sed -n 'w ~/.bashrc' x",
             "sed 's/a/b/w ~/.zshrc' x",
+            "ssh -E ~/.bashrc host true",
+            "rsync --log-file=~/.profile a/ b/",
+            "git bundle create ~/.bashrc HEAD",
+            "base64 -d x.b64 -o ~/.bashrc",
+            "brotli -d x.br -o ~/.zshrc",
+            "sqlite3 db '.output /home/me/.bashrc'",
+            "awk '{print > \"/home/me/.bashrc\"}' x",
+            "cp x ~/.pam_environment",
+            "cp x ~/.pythonrc",
+            "script -q ~/.bashrc",
         ),
         (
             "sort -o sorted.txt lines.txt",
@@ -380,6 +333,13 @@ SENSITIVE_RULES: tuple[Rule, ...] = (
             "sed 's/who/what/g' ~/.bashrc",
             "git archive -o release.tar.gz HEAD",
             "openssl req -new -key k.pem -out req.csr",
+            "ssh -E /tmp/ssh.log host true",
+            "ssh host grep -E x ~/.bashrc",
+            "rsync -a --log-file=/tmp/r.log a/ b/",
+            "git bundle create repo.bundle --all",
+            "sqlite3 db '.output out.csv' 'select 1'",
+            "awk '{print > \"out.txt\"}' x",
+            "cp ~/.pythonrc ~/.pythonrc.bak",
         ),
         aliases=("shell-rc-write",),
     ),
@@ -394,9 +354,13 @@ SENSITIVE_RULES: tuple[Rule, ...] = (
             "sed -i 's/a/b/' ~/.kube/config",
             "echo x > ${HOME}/.npmrc",
             "sudo install -m 600 cfg /root/.docker/config.json",
+            "cp x ~/.config/pip/pip.conf",
+            "curl -o ~/.pip/pip.conf https://x.example/p",
         ),
         (
             "cat ~/.aws/credentials",
+            "cat ~/.config/pip/pip.conf",
+            "cp x ./pip.conf.example",
             "aws configure list",
             "chmod 600 ~/.netrc",
             "cp ~/.kube/config /tmp/kubeconfig",

@@ -193,6 +193,8 @@ def written_files(inv: Invocation) -> Iterator[str]:
         if name in output_options.PROGRAMS:  # `sort -o FILE`, `gcc -o FILE`
             yield from output_options.outputs(inv)
         return  # most programs write no operand: leave their options unread
+    if name in output_options.PROGRAMS:  # `rsync --log-file=FILE`
+        yield from output_options.outputs(inv)
     operands = inv.options.operands
     if name == "tee":
         yield from (w.value for w in operands)

@@ -101,6 +101,8 @@ def _placed(move: Move, cwd: str | None, written: dict[str, str | None]) -> list
     sources = [] if move.sources is None else [_normal(s, cwd) for s in move.sources]
     found: list[Placement] = []
     link = move.how == "linked"
+    if move.anywhere:
+        return [Placement(target, None, (), move.how)]
     if not move.folder and places.runs_unseen(target):  # the destination as the file itself
         text, readable = _content(sources, written) if move.sources is not None else (None, ())
         text = move.text if move.text is not None else text

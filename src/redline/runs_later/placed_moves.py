@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from redline.fasttuple import NamedTuple
 from redline.rules import argv, output_options
+from redline.runs_later import git_placed, git_settings
 from redline.runs_later.places import runs_unseen
 from redline.shell import paths
 from redline.shell.disk_copies import VALUED
@@ -26,7 +27,7 @@ _SEVEN_ZIPS = frozenset({"7z", "7za", "7zr", "7zz"})
 _DOWNLOADERS = frozenset({"curl", "wget", "wget2", "aria2c"})
 STREAMERS = frozenset({"cat", "tee", "sponge", "dd"})
 PLACERS = (COPIERS | _TARS | _SEVEN_ZIPS | _DOWNLOADERS | STREAMERS | output_options.PROGRAMS
-           | {"unzip", "systemctl"})  # fmt: skip
+           | {"unzip", "systemctl", "patch", "cpio"})  # fmt: skip
 # Options that take a value, per copier (short letters, long names).
 _VALUED = VALUED
 _TAR_VALUED = ("fCbTXIgKNVLFH", ("file", "directory", "exclude", "exclude-from", "files-from",
@@ -48,6 +49,9 @@ class Move(NamedTuple):
     tree: bool = False
     whole: bool = True
     text: str | None = None  # known: what a pipe feeds `sponge`
+    # The files it writes are named by content no one has seen (a patch from a
+    # download): any of them may run later.
+    anywhere: bool = False
 
 
 # Programs that write nothing: their redirect leaves an empty file.
@@ -64,8 +68,10 @@ def moves(inv: Invocation, analysis: Analysis) -> list[Move]:
     found: list[Move] = []
     if name in COPIERS:
         found += _copies(name, inv)
+        # `rsync --log-file=FILE`: its log, generated
+        found += [Move(v, None, "generated") for v in output_options.outputs(inv)]
     elif name in _TARS:
-        found += _tar(inv)
+        found += _tar(inv, analysis)
     elif name == "unzip":
         found += _unzip(inv)
     elif name in _SEVEN_ZIPS:
@@ -76,17 +82,64 @@ def moves(inv: Invocation, analysis: Analysis) -> list[Move]:
         found += _dd(inv)
     elif name in ("tee", "sponge"):
         known = inv.stdin_text
-        sources = _stdin(inv, analysis) if known is None else ()
+        sources = stdin_sources(inv, analysis) if known is None else ()
         whole = not inv.has_flag("a", ("append",))
         found += [
             Move(w.value, sources, "streamed", whole=whole, text=known) for w in _operands(inv)
         ]
     elif name == "systemctl":
         found += _unit_links(inv)
+    elif name == "patch":  # `patch Makefile x.diff`: the file it is told to change
+        found += [Move(f, None, "patched") for f in git_placed.patched(inv.values)]
+    elif name == "cpio":
+        folder = git_placed.cpio_folder(inv.values)
+        found += [] if folder is None else [Move(folder, None, "copied", folder=True)]
     elif name in output_options.PROGRAMS:  # `gcc -o .git/hooks/pre-commit x.c`
         found += [Move(v, None, "generated") for v in output_options.outputs(inv)]
+    if name == "git":  # `git checkout other -- Makefile`: a file from another tree
+        grafted = git_placed.checked_out(inv.values)
+        found += [Move(p, None, "checked out", tree=True) for p in grafted]
+        found += _configured(inv)
+    if name in ("patch", "git"):
+        found += _patched_from_stdin(inv, analysis)
     found += _redirected(inv, analysis)
     return found
+
+
+def _configured(inv: Invocation) -> list[Move]:
+    """`git config KEY VALUE` that makes git run what no one has seen: the
+    config file, its content unseen (`git_settings`)."""
+    command, rest, moved = git_placed.git_command(inv.values)
+    if command != "config":
+        return []
+    set_ = git_settings.setting(rest)
+    if set_ is None or git_settings.unseen(set_[1], set_[2]) is None:
+        return []
+    where = set_[0]
+    if moved and not where.startswith(("/", "~")):
+        where = f"{moved.rstrip('/')}/{where}"
+    return [Move(where, None, "configured")]
+
+
+def _patched_from_stdin(inv: Invocation, analysis: Analysis) -> list[Move]:
+    """A patch fed on stdin: its text when the command line shows it (each
+    file that runs later gets the patch's new lines, judged as a piece); a
+    program's output (`curl URL | git apply`) names files no one has seen.
+    A patch in a file is the gate's to read (`gate/patch_reads`)."""
+    applied = git_placed.patch_input(inv.name, inv.values)
+    if applied is None or not applied.stdin or stdin_sources(inv, analysis) is not None:
+        return []
+    from redline.shell.carriers import static_output
+
+    text = inv.stdin_text
+    if text is None and len(inv.upstream) == 1:
+        text = static_output(analysis.invocations[inv.upstream[0]])
+    if text is None:
+        return [Move(".", None, "patched", anywhere=True)] if inv.upstream else []
+    from redline.gate.patch_apply import new_texts
+
+    return [Move(t.path, (), "patched", whole=False, text=t.text)
+            for t in new_texts(text, lambda path: None) if runs_unseen(t.path)]  # fmt: skip
 
 
 def _operands(inv: Invocation) -> list[Word]:
@@ -125,7 +178,7 @@ def _remote(name: str, sources: list[str]) -> tuple[str, ...] | None:
     return tuple(sources)
 
 
-def _tar(inv: Invocation) -> list[Move]:
+def _tar(inv: Invocation, analysis: Analysis) -> list[Move]:
     values = list(inv.values)
     if values and not values[0].startswith("-"):
         values[0] = "-" + values[0]  # `tar xzf F`: the old bundled spelling
@@ -134,7 +187,13 @@ def _tar(inv: Invocation) -> list[Move]:
     if not extracts or args.has("-O", "--to-stdout"):
         return []
     folder = (args.value("-C", "--directory") or (".",))[-1]
-    return _extracted(folder, args.operands)
+    members = args.operands
+    feeder = analysis.invocations[inv.upstream[0]] if len(inv.upstream) == 1 else None
+    if feeder is not None and feeder.name == "git" and args.value("-f", "--file") in ((), ("-",)):
+        # `git archive TREE PATHS | tar -x`: the paths it names are the members
+        named = git_placed.archived(feeder.values)
+        members = members if named is None else named
+    return _extracted(folder, members)
 
 
 def _extracted(folder: str, members: tuple[str, ...]) -> list[Move]:
@@ -236,12 +295,12 @@ def _redirected(inv: Invocation, analysis: Analysis) -> list[Move]:
         elif files:
             sources = tuple(files)
         else:
-            sources = _stdin(inv, analysis)
+            sources = stdin_sources(inv, analysis)
     how = "streamed" if sources is not None else "generated"
     return [Move(t, sources, how, whole=not append) for t, append in targets]
 
 
-def _stdin(inv: Invocation, analysis: Analysis) -> tuple[str, ...] | None:
+def stdin_sources(inv: Invocation, analysis: Analysis) -> tuple[str, ...] | None:
     """The file a program reads on stdin: `< F`, or `cat F |` before it."""
     redirected = _stdin_file(inv)
     if redirected is not None or not inv.upstream:

@@ -154,6 +154,8 @@ def is_git_hook(path: str) -> bool:
     if not name or name.endswith(".sample"):
         return False
     folder = head.rsplit("/", 1)[-1]
+    if folder == "_" and head.endswith(".husky/_"):
+        return True  # husky 9 points `core.hooksPath` at `.husky/_`
     return (folder == "hooks" and head.endswith(".git/hooks")) or folder in (".githooks", ".husky")
 
 

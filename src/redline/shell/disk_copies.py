@@ -40,8 +40,8 @@ VALUED = {
                         "include-from", "files-from", "temp-dir", "partial-dir", "compare-dest",
                         "copy-dest", "link-dest", "backup-dir", "suffix", "chmod", "chown",
                         "usermap", "groupmap", "timeout", "port", "password-file", "log-file",
-                        "out-format", "bwlimit", "max-size", "min-size", "iconv", "info",
-                        "debug", "remote-option", "address")),
+                        "log-file-format", "out-format", "bwlimit", "max-size", "min-size",
+                        "iconv", "info", "debug", "remote-option", "address")),
     "scp": ("PioFclSJD", ()),
 }  # fmt: skip
 _GNU = {"gcp": "cp", "gmv": "mv", "ginstall": "install"}

@@ -98,7 +98,8 @@ ROUTES: tuple[Route, ...] = (
         "config KEY CMD (alias.*=!, command keys)",
         "run_carriers",
         "git config alias.up '!reboot' ;; git config --global core.pager 'rm -rf /' ;; "
-        "git config core.sshCommand reboot",
+        "git config core.sshCommand reboot ;; git config --file=.git/config core.pager reboot ;; "
+        "git config set --comment x core.pager reboot",
         "git config alias.st status ;; git config core.pager 'less -FRX' ;; "
         "git config --global alias.up '!git fetch && git rebase'",
     ),

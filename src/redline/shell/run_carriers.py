@@ -49,7 +49,8 @@ _GIT_CONFIG_SCOPES = frozenset(
     {"--global", "--system", "--local", "--worktree", "--add", "--replace-all", "--type",
      "--bool", "--int", "--path", "--file", "-f", "--blob", "set", "--all", "--append"}
 )  # fmt: skip
-_GIT_VALUE_SCOPES = frozenset({"--file", "-f", "--blob", "--type"})
+_GIT_VALUE_SCOPES = frozenset({"--file", "-f", "--blob", "--type", "--comment", "--default",
+                               "--value"})  # fmt: skip
 
 
 def _git_config(argv: tuple[Word, ...], k: int) -> list[Run]:
@@ -62,7 +63,8 @@ def _git_config(argv: tuple[Word, ...], k: int) -> list[Run]:
         if value in _GIT_VALUE_SCOPES:
             j += 2
             continue
-        if value not in _GIT_CONFIG_SCOPES and not value.startswith("--type="):
+        # `--file=F`, `--comment=C`: an option with its value attached
+        if value not in _GIT_CONFIG_SCOPES and not (value.startswith("--") and "=" in value):
             words.append(value)
         j += 1
     if len(words) < 2:
