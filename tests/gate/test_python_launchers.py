@@ -33,10 +33,18 @@ SELF_APPROVAL = [
     "coverage run -m redline approve 1",
     "pyinstrument -m redline approve 1",
     "python3 -X dev -m cProfile -mredline approve 1",
+    "python3 -m timeit -s 'import os; os.system(\"redline approve 1\")' pass",
     "mkdir e && python3 -m zipapp e -m 'redline.cli.main:main' -o a.pyz && python3 a.pyz approve 1",
     "python3 -m zipapp e --main=redline.cli.main:main -o a.pyz",
     "python3 appdir approve 1",
     "python3 appdir/ pending",
+]
+TIMEIT_AND_LINKS = [
+    "python3 -m timeit 'import os; os.system(\"rm -rf ~\")'",
+    "python3 -m timeit -s 'import shutil; shutil.rmtree(\"/root\")' pass",
+    "cp -s /dev/sda d; dd if=/dev/zero of=d",
+    "cp -l /dev/sda d; dd if=/dev/zero of=d",
+    "cp -sf ~ h; rm -rf h/",
 ]
 HARD_LINES = [
     "python3 -m pdb evil.py",
@@ -52,6 +60,7 @@ EVERYDAY = [
     "python3 -m runpy json.tool",
     "python3 -m trace --count script.py",
     "python3 -m zipapp myapp -m 'myapp.cli:main' -o x.pyz",
+    "python3 -m timeit -n 100 -s 'x=1' 'x+1'",
 ]
 
 
@@ -89,3 +98,9 @@ def test_a_launcher_running_a_script_is_judged_as_the_script(run: Check, command
 def test_ordinary_profiling_and_debugging_stays_allowed(run: Check, command: str) -> None:
     decision = run(command)
     assert str(decision.verdict) == "allow", decision.reason
+
+
+@pytest.mark.parametrize("command", TIMEIT_AND_LINKS)
+def test_timeit_code_and_links_made_by_cp_are_followed(run: Check, command: str) -> None:
+    # Attack round 7: `python -m timeit` runs its statements; `cp -s/-l` makes links.
+    assert str(run(command).verdict) == "deny"

@@ -24,9 +24,9 @@ _ON_THE_LINK = frozenset({"rm", "unlink", "mv", "ln", "cp", "rsync", "tar", "lst
 
 def made(links: Links, inv: Invocation) -> Links:
     """`links` with those `inv` makes (a new dict when it makes any)."""
-    if inv.name != "ln" or inv.remote or not symbolic(inv.values):
+    if inv.name not in ("ln", "cp") or inv.remote or not _links(inv):
         return links
-    parsed = copy_operands("ln", inv.values)
+    parsed = copy_operands(inv.name, inv.values)
     if parsed is None:
         return links
     targets, where, into = parsed
@@ -40,7 +40,8 @@ def made(links: Links, inv: Invocation) -> Links:
         link = _normal(link_value, inv.cwd)
         if link is None:
             continue
-        if not target.startswith(("/", "~")) and "/" in link:  # relative to the link's folder
+        relative = symbolic(inv.values) if inv.name == "ln" else _cp_symbolic(inv.values)
+        if relative and not target.startswith(("/", "~")) and "/" in link:  # from the link's folder
             target = link.rsplit("/", 1)[0] + "/" + target
         leads = _normal(target, inv.cwd)
         if leads is not None:
@@ -72,3 +73,20 @@ def _normal(value: str, cwd: str | None) -> str | None:
     if not value or DYNAMIC in value or paths.is_glob(value):
         return None
     return paths.normalize(value, cwd)
+
+
+def _links(inv: Invocation) -> bool:
+    """`ln -s`, and `cp -s` / `cp -l` (links made by a copier)."""
+    if inv.name == "ln":
+        return symbolic(inv.values)
+    return _cp_symbolic(inv.values) or any(
+        v == "--link" or (v.startswith("-") and not v.startswith("--") and "l" in v)
+        for v in inv.values
+    )
+
+
+def _cp_symbolic(values: tuple[str, ...]) -> bool:
+    return any(
+        v == "--symbolic-link" or (v.startswith("-") and not v.startswith("--") and "s" in v)
+        for v in values
+    )

@@ -99,3 +99,38 @@ def zipapp_entry(rest: tuple[Word, ...], python: Word) -> tuple[Word, ...] | Non
             code = f"import {module}; {module}.{function or 'main'}()"
             return (python, word._replace(value="-c"), word._replace(value=code))
     return None
+
+
+# `python -m timeit`'s options that take a value (`-s SETUP` is code too).
+_TIMEIT_VALUED = frozenset({"-n", "--number", "-r", "--repeat", "-u", "--unit", "-s", "--setup"})
+
+
+def timeit_code(rest: tuple[Word, ...], python: Word) -> tuple[Word, ...] | None:
+    """`python -m timeit [-s SETUP] STATEMENT...` runs SETUP and the
+    statements as Python: told as `python -c CODE`."""
+    code: list[str] = []
+    k = 0
+    while k < len(rest):
+        value = rest[k].value
+        name, eq, attached = value.partition("=")
+        short = "" if value.startswith("--") else value[:2]
+        if name in _TIMEIT_VALUED:  # `-s X`, `--setup X`, `--setup=X`
+            given = attached if eq else (rest[k + 1].value if k + 1 < len(rest) else "")
+            option, step = name, 1 if eq else 2
+        elif short in _TIMEIT_VALUED and len(value) > 2:  # `-sX`, `-n100`
+            given, option, step = value[2:], short, 1
+        elif value == "--":
+            code.extend(w.value for w in rest[k + 1 :])
+            break
+        else:
+            if not value.startswith("-"):
+                code.append(value)
+            k += 1
+            continue
+        if option in ("-s", "--setup"):
+            code.append(given)
+        k += step
+    if not code:
+        return None
+    word = rest[0]
+    return (python, word._replace(value="-c"), word._replace(value="\n".join(code)))

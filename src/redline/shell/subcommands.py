@@ -407,6 +407,9 @@ def _python_module(inv: Invocation) -> list[Launch]:
         word = argv[k] if attached else (argv[k + 1] if k + 1 < len(argv) else None)
         rest = argv[k + 1 :] if attached else argv[k + 2 :]
         module = attached or (word.value if word is not None else "")
+        if module == "timeit":  # its statements and `-s` setup are Python code
+            code = python_launchers.timeit_code(tuple(rest), argv[0])
+            return [Launch(f"{inv.name} -m timeit", argv=code)] if code else []
         if module == "zipapp":  # an archive whose `__main__` calls the gate's CLI
             entry = python_launchers.zipapp_entry(tuple(rest), argv[0])
             return [Launch(f"{inv.name} -m zipapp", argv=entry)] if entry else []
