@@ -131,41 +131,16 @@ class LocalWorld(World):
             os.close(fd)
 
     def read_script(self, path: str) -> str | None:
-        try:
-            # Not blocking: opening a FIFO would wait for a writer (until the
-            # hook's deadline); and the file opened is the one checked.
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        except OSError:
-            return None
-        try:
-            if not stat.S_ISREG(os.fstat(fd).st_mode):
-                return None
-            data = os.read(fd, MAX_SCRIPT)
-        except OSError:
-            return None
-        finally:
-            os.close(fd)
-        if b"\0" in data[:4096]:
-            return None  # a binary program: no script to read
+        data = _read_regular(path, MAX_SCRIPT)
+        if data is None or b"\0" in data[:4096]:
+            return None  # unreadable, not a regular file, or a binary program
         return data.decode("utf-8", "replace")
 
     def archive_members(self, path: str) -> tuple[str, ...] | None:
         from redline.gate.archive_members import members
 
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-        except OSError:
-            return None
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode) or info.st_size > MAX_ARCHIVE:
-                return None
-            data = os.read(fd, MAX_ARCHIVE)
-        except OSError:
-            return None
-        finally:
-            os.close(fd)
-        return members(data)
+        data = _read_regular(path, MAX_ARCHIVE, whole=True)
+        return None if data is None else members(data)
 
     def expand(self, pattern: str) -> tuple[str, ...]:
         import glob
@@ -283,3 +258,22 @@ def never_run_guard(environ: Mapping[str, str] | None = None) -> Guard:
         code_files=code_files(),
     )
     return Guard.build(places, LocalWorld(gate_home))
+
+
+def _read_regular(path: str, limit: int, whole: bool = False) -> bytes | None:
+    """The first `limit` bytes of the regular file at `path` (`whole`: none
+    when it is longer). Not blocking: opening a FIFO would wait for a writer
+    (until the hook's deadline); and the file opened is the one checked."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or (whole and info.st_size > limit):
+            return None
+        return os.read(fd, limit)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
