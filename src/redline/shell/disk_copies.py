@@ -55,7 +55,7 @@ def note_copy(copies: Copies, written: dict[str, str | None], inv: Invocation) -
     if parsed is None:
         return
     sources, target, into = parsed
-    link = name == "ln" and symbolic(inv.values)
+    link = name == "ln" and inv.has_flag("s", ("symbolic",))
     tree = name == "mv" or link or inv.has_flag("rRa", ("recursive", "archive"))
     for source in sources:
         base = source.rstrip("/").rsplit("/", 1)[-1]
@@ -137,13 +137,6 @@ def _place(
         written.pop(source, None)
         copies.pop(source, None)
         copies.pop(source.rstrip("/") + "/", None)
-
-
-def symbolic(values: tuple[str, ...]) -> bool:
-    return any(
-        v == "--symbolic" or (v.startswith("-") and not v.startswith("--") and "s" in v)
-        for v in values
-    )
 
 
 def copy_operands(name: str, values: tuple[str, ...]) -> tuple[list[str], str, bool] | None:

@@ -9,12 +9,14 @@ the links made before it (`Invocation.links`).
 from __future__ import annotations
 
 from redline.shell import paths
-from redline.shell.disk_copies import copy_operands, symbolic
+from redline.shell.disk_copies import copy_operands
 from redline.shell.invocation import Invocation
 from redline.shell.model import DYNAMIC
 
 # Normalised link path -> normalised path it leads to.
 Links = dict[str, str]
+# Programs that make links, and their flags that make one (`ln -s`, `cp -s`, `cp -l`).
+_LINKERS = {"ln": ("s", ("symbolic",)), "cp": ("sl", ("symbolic-link", "link"))}
 # Links that lead to links are followed this many times.
 _MAX_HOPS = 8
 # Programs that act on the link itself when it is named without a trailing
@@ -24,7 +26,7 @@ _ON_THE_LINK = frozenset({"rm", "unlink", "mv", "ln", "cp", "rsync", "tar", "lst
 
 def made(links: Links, inv: Invocation) -> Links:
     """`links` with those `inv` makes (a new dict when it makes any)."""
-    if inv.name not in ("ln", "cp") or inv.remote or not _links(inv):
+    if inv.name not in _LINKERS or inv.remote or not inv.has_flag(*_LINKERS[inv.name]):
         return links
     parsed = copy_operands(inv.name, inv.values)
     if parsed is None:
@@ -40,7 +42,7 @@ def made(links: Links, inv: Invocation) -> Links:
         link = _normal(link_value, inv.cwd)
         if link is None:
             continue
-        relative = symbolic(inv.values) if inv.name == "ln" else _cp_symbolic(inv.values)
+        relative = inv.has_flag("s", ("symbolic", "symbolic-link"))
         if relative and not target.startswith(("/", "~")) and "/" in link:  # from the link's folder
             target = link.rsplit("/", 1)[0] + "/" + target
         leads = _normal(target, inv.cwd)
@@ -73,20 +75,3 @@ def _normal(value: str, cwd: str | None) -> str | None:
     if not value or DYNAMIC in value or paths.is_glob(value):
         return None
     return paths.normalize(value, cwd)
-
-
-def _links(inv: Invocation) -> bool:
-    """`ln -s`, and `cp -s` / `cp -l` (links made by a copier)."""
-    if inv.name == "ln":
-        return symbolic(inv.values)
-    return _cp_symbolic(inv.values) or any(
-        v == "--link" or (v.startswith("-") and not v.startswith("--") and "l" in v)
-        for v in inv.values
-    )
-
-
-def _cp_symbolic(values: tuple[str, ...]) -> bool:
-    return any(
-        v == "--symbolic-link" or (v.startswith("-") and not v.startswith("--") and "s" in v)
-        for v in values
-    )

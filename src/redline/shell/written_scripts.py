@@ -89,7 +89,7 @@ def note(
             written[path] = None
     elif name in _COMPILERS:  # a program built from source this line wrote: unread code
         _compiled(written, inv)
-    elif name in _EDITORS and (name in ("ed", "ex") or any(map(_in_place, inv.values))):
+    elif name in _EDITORS and (name in ("ed", "ex") or inv.has_flag("i", ("in-place",))):
         for word in inv.options.operands:
             path = _path(word.value, inv)
             if path is not None and (path in written or disk_copies.source_of(copies, path)):
@@ -179,12 +179,6 @@ def _program_language(body: str | None, path: str) -> str:
 # Programs that change a file in place (`sed -i`, `sed -Ei`, `perl -pi`, `ed`,
 # `ex`): what a written or copied file then holds is not known here.
 _EDITORS = frozenset({"sed", "perl", "ed", "ex"})
-
-
-def _in_place(value: str) -> bool:
-    return value.startswith("--in-place") or (
-        value.startswith("-") and not value.startswith("--") and "i" in value[1:]
-    )
 
 
 def _path(value: str, inv: Invocation) -> str | None:
