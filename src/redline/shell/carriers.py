@@ -10,7 +10,7 @@ from redline.fasttuple import NamedTuple
 from redline.shell import run_carriers, static_text
 from redline.shell.invocation import Invocation
 from redline.shell.lazy_regex import lazy_regex
-from redline.shell.model import DYNAMIC, Word
+from redline.shell.model import DYNAMIC, Redirect, Word
 
 SHELLS = frozenset(
     {"sh", "bash", "zsh", "ksh", "dash", "ash", "mksh", "yash", "rbash", "fish", "csh",
@@ -171,16 +171,23 @@ def descriptor_text(inv: Invocation, path: str) -> str | None:
     number = descriptor_number(path)
     if number is None:
         return None
+    redirect = descriptor_input(inv, number)
+    if redirect is None:
+        return DYNAMIC if number != 0 else None
+    if redirect.op in ("<<<", "<<", "<<-") and redirect.body is not None:
+        literal = redirect.body_literal or redirect.op == "<<<"
+        body = redirect.body + ("\n" if redirect.op == "<<<" else "")
+        return body if literal and DYNAMIC not in body else DYNAMIC
+    return None if redirect.op == "<" else DYNAMIC  # `3< FILE`: a script on disk
+
+
+def descriptor_input(inv: Invocation, number: int) -> Redirect | None:
+    """The last redirect that gives `inv` input on descriptor `number`."""
     for redirect in reversed(inv.redirects):
         fd = 0 if redirect.fd is None and redirect.op.startswith("<") else redirect.fd
-        if fd != number or not redirect.op.startswith("<"):
-            continue
-        if redirect.op in ("<<<", "<<", "<<-") and redirect.body is not None:
-            literal = redirect.body_literal or redirect.op == "<<<"
-            body = redirect.body + ("\n" if redirect.op == "<<<" else "")
-            return body if literal and DYNAMIC not in body else DYNAMIC
-        return None if redirect.op == "<" else DYNAMIC  # `3< FILE`: a script on disk
-    return DYNAMIC if number != 0 else None
+        if fd == number and redirect.op.startswith("<"):
+            return redirect
+    return None
 
 
 def first_operand(values: tuple[str, ...], takes: str) -> str | None:

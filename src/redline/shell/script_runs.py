@@ -10,6 +10,7 @@ from redline.shell.carriers import (
     SHELLS,
     SOURCE,
     VALUE_FLAGS,
+    descriptor_input,
     descriptor_number,
     inline_code,
     interpreter_family,
@@ -86,14 +87,11 @@ def _named(value: str, by_shell: bool, inv: Invocation | None = None) -> RunScri
 
 def _descriptor_file(inv: Invocation, number: int, by_shell: bool) -> RunScript | None:
     """The file redirected into descriptor `number` (`3< FILE`, `< FILE`)."""
-    for redirect in reversed(inv.redirects):
-        fd = 0 if redirect.fd is None and redirect.op.startswith("<") else redirect.fd
-        if fd == number and redirect.op.startswith("<"):
-            target = redirect.target
-            if redirect.op == "<" and target is not None and DYNAMIC not in target.value:
-                return RunScript(target.value, by_shell)
-            return None
-    return None
+    redirect = descriptor_input(inv, number)
+    target = None if redirect is None or redirect.op != "<" else redirect.target
+    if target is None or DYNAMIC in target.value:
+        return None
+    return RunScript(target.value, by_shell)
 
 
 def is_shell_text(text: str, path: str = "") -> bool:
