@@ -45,6 +45,14 @@ TIMEIT_AND_LINKS = [
     "cp -s /dev/sda d; dd if=/dev/zero of=d",
     "cp -l /dev/sda d; dd if=/dev/zero of=d",
     "cp -sf ~ h; rm -rf h/",
+    # Attack round 8: options end at timeit's first statement; bundled and shortened options.
+    "python3 -m timeit 'n=1' -n 'import os;os.system(\"rm -rf ~\")'",
+    "python3 -m timeit -vs'import os;os.system(\"rm -rf ~\")' pass",
+    "python3 -m timeit --set='import os;os.system(\"rm -rf ~\")' pass",
+    # A one-operand `ln -s`, `ln -sr` (target read from here), `gln`.
+    "ln -s /dev/sda; dd if=/dev/zero of=sda",
+    "cd / && ln -sr dev/sda a/d && dd if=/dev/zero of=a/d",
+    "gln -s ~ h; rm -rf h/",
 ]
 HARD_LINES = [
     "python3 -m pdb evil.py",

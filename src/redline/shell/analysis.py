@@ -283,7 +283,7 @@ class _Builder:
         inv.oldcwd = self.oldcwd
         if self.links:
             inv.links = self.links
-        if name in ("ln", "cp"):
+        if name in made_links.MAKERS:
             self.links = made_links.made(self.links, inv)
         self.invocations.append(inv)
         if self.written or self.copies or redirects or name in written.NOTED:  # `echo x > f; sh f`

@@ -17,6 +17,8 @@ from redline.shell.model import DYNAMIC
 Links = dict[str, str]
 # Programs that make links, and their flags that make one (`ln -s`, `cp -s`, `cp -l`).
 _LINKERS = {"ln": ("s", ("symbolic",)), "cp": ("sl", ("symbolic-link", "link"))}
+_GNU = {"gln": "ln", "gcp": "cp"}
+MAKERS = frozenset({*_LINKERS, *_GNU})
 # Links that lead to links are followed this many times.
 _MAX_HOPS = 8
 # Programs that act on the link itself when it is named without a trailing
@@ -26,9 +28,15 @@ _ON_THE_LINK = frozenset({"rm", "unlink", "mv", "ln", "cp", "rsync", "tar", "lst
 
 def made(links: Links, inv: Invocation) -> Links:
     """`links` with those `inv` makes (a new dict when it makes any)."""
-    if inv.name not in _LINKERS or inv.remote or not inv.has_flag(*_LINKERS[inv.name]):
+    name = _GNU.get(inv.name, inv.name)
+    if name not in _LINKERS or inv.remote or not inv.has_flag(*_LINKERS[name]):
         return links
-    parsed = copy_operands(inv.name, inv.values)
+    if name == "cp" and inv.has_flag("rRa", ("recursive", "archive")):
+        return links  # a new tree of links: removing it leaves the source whole
+    parsed = copy_operands(name, inv.values)
+    if parsed is None and name == "ln":  # `ln -s /home`: the link is made here, by its name
+        operands = [w.value for w in inv.options.operands]
+        parsed = (operands, ".", True) if len(operands) == 1 else None
     if parsed is None:
         return links
     targets, where, into = parsed
@@ -42,8 +50,10 @@ def made(links: Links, inv: Invocation) -> Links:
         link = _normal(link_value, inv.cwd)
         if link is None:
             continue
+        # A symbolic link's relative target is read from the link's folder (`-r`: from here).
         relative = inv.has_flag("s", ("symbolic", "symbolic-link"))
-        if relative and not target.startswith(("/", "~")) and "/" in link:  # from the link's folder
+        relative = relative and not (name == "ln" and inv.has_flag("r", ("relative",)))
+        if relative and not target.startswith(("/", "~")) and "/" in link:
             target = link.rsplit("/", 1)[0] + "/" + target
         leads = _normal(target, inv.cwd)
         if leads is not None:

@@ -101,35 +101,43 @@ def zipapp_entry(rest: tuple[Word, ...], python: Word) -> tuple[Word, ...] | Non
     return None
 
 
-# `python -m timeit`'s options that take a value (`-s SETUP` is code too).
-_TIMEIT_VALUED = frozenset({"-n", "--number", "-r", "--repeat", "-u", "--unit", "-s", "--setup"})
+# `python -m timeit`'s options (getopt: short letters bundle, long names may
+# be shortened), and those that take a value (`-s SETUP` is code too).
+_TIMEIT_LONG = ("number", "repeat", "setup", "unit", "process", "verbose", "help")
+_TIMEIT_VALUED = "nrsu"
 
 
 def timeit_code(rest: tuple[Word, ...], python: Word) -> tuple[Word, ...] | None:
     """`python -m timeit [-s SETUP] STATEMENT...` runs SETUP and the
-    statements as Python: told as `python -c CODE`."""
+    statements as Python: told as `python -c CODE`. Options end at the first
+    statement (getopt), after which every word is a statement."""
     code: list[str] = []
     k = 0
     while k < len(rest):
         value = rest[k].value
-        name, eq, attached = value.partition("=")
-        short = "" if value.startswith("--") else value[:2]
-        if name in _TIMEIT_VALUED:  # `-s X`, `--setup X`, `--setup=X`
-            given = attached if eq else (rest[k + 1].value if k + 1 < len(rest) else "")
-            option, step = name, 1 if eq else 2
-        elif short in _TIMEIT_VALUED and len(value) > 2:  # `-sX`, `-n100`
-            given, option, step = value[2:], short, 1
-        elif value == "--":
-            code.extend(w.value for w in rest[k + 1 :])
+        k += 1
+        if value == "--" or not value.startswith("-") or value == "-":
+            code.extend(w.value for w in rest[k - (value != "--") :])
             break
-        else:
-            if not value.startswith("-"):
-                code.append(value)
-            k += 1
+        if value.startswith("--"):  # `--setup=X`, `--set X`: a unique prefix
+            name, eq, given = value[2:].partition("=")
+            full = [o for o in _TIMEIT_LONG if o.startswith(name)] if name else []
+            if len(full) == 1 and full[0][0] in _TIMEIT_VALUED:
+                if not eq:
+                    given = rest[k].value if k < len(rest) else ""
+                    k += 1
+                if full[0] == "setup":
+                    code.append(given)
             continue
-        if option in ("-s", "--setup"):
-            code.append(given)
-        k += step
+        for i, letter in enumerate(value[1:], 1):  # `-vs CODE`, `-sCODE`, `-n100`
+            if letter in _TIMEIT_VALUED:
+                given = value[i + 1 :]
+                if not given:
+                    given = rest[k].value if k < len(rest) else ""
+                    k += 1
+                if letter == "s":
+                    code.append(given)
+                break
     if not code:
         return None
     word = rest[0]
